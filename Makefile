@@ -1,0 +1,28 @@
+# Two entry points: `make demo` and `make test`. Each installs what is missing
+# (as root on Debian; otherwise it says what to install), configures, builds
+# and runs.
+BUILD ?= build
+BUILD_TYPE ?= Release
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build demo test clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD)
+
+demo: build
+	BUILD=$(BUILD) bash scripts/demo.sh
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j2 --timeout 1200
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,84 @@
+#pragma once
+// RAII owners for MPI handles and a checked-call helper.
+#include <mpi.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "haloex/core/error.hpp"
+
+namespace haloex {
+
+/// Throw an Error naming the MPI call when it does not return MPI_SUCCESS.
+void mpi_check(int rc, const char* what);
+
+/// Owns a communicator and frees it; never owns MPI_COMM_WORLD/SELF/NULL.
+class Comm {
+ public:
+  Comm() = default;
+  explicit Comm(MPI_Comm c) : comm_(c) {}
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  Comm(Comm&& o) noexcept : comm_(std::exchange(o.comm_, MPI_COMM_NULL)) {}
+  Comm& operator=(Comm&& o) noexcept {
+    if (this != &o) {
+      reset();
+      comm_ = std::exchange(o.comm_, MPI_COMM_NULL);
+    }
+    return *this;
+  }
+  ~Comm() { reset(); }
+  MPI_Comm get() const { return comm_; }
+  MPI_Comm* out() {
+    reset();
+    return &comm_;
+  }
+
+ private:
+  void reset();
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+/// Owns a committed datatype and frees it.
+class Datatype {
+ public:
+  Datatype() = default;
+  explicit Datatype(MPI_Datatype t) : type_(t) {}
+  Datatype(const Datatype&) = delete;
+  Datatype& operator=(const Datatype&) = delete;
+  Datatype(Datatype&& o) noexcept : type_(std::exchange(o.type_, MPI_DATATYPE_NULL)) {}
+  Datatype& operator=(Datatype&& o) noexcept {
+    if (this != &o) {
+      reset();
+      type_ = std::exchange(o.type_, MPI_DATATYPE_NULL);
+    }
+    return *this;
+  }
+  ~Datatype() { reset(); }
+  MPI_Datatype get() const { return type_; }
+
+ private:
+  void reset();
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+/// Persistent requests that must be freed (MPI_Request_free) when done with.
+class PersistentRequests {
+ public:
+  PersistentRequests() = default;
+  PersistentRequests(const PersistentRequests&) = delete;
+  PersistentRequests& operator=(const PersistentRequests&) = delete;
+  ~PersistentRequests();
+  std::vector<MPI_Request>& get() { return reqs_; }
+
+ private:
+  std::vector<MPI_Request> reqs_;
+};
+
+/// Size of a communicator.
+int comm_size(MPI_Comm c);
+/// Rank in a communicator.
+int comm_rank(MPI_Comm c);
+
+}  // namespace haloex

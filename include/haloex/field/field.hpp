@@ -1,0 +1,133 @@
+#pragma once
+// A field on the local subdomain: ncomp values of type T per site, a halo of
+// `halo` sites on every side of every decomposed dimension, AoS or SoA.
+#include <mpi.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "haloex/grid/decomposition.hpp"
+
+namespace haloex {
+
+/// Storage order of the components: AoS keeps a site's components together,
+/// SoA keeps each component's sites together.
+enum class Layout { aos, soa };
+
+/// Element types a field may hold.
+enum class ElementType { f64, f32 };
+
+std::string to_string(Layout l);
+std::string to_string(ElementType t);
+/// Parse "aos"/"soa" (throws InputError otherwise).
+Layout parse_layout(const std::string& s);
+/// Parse "double"/"float" (throws InputError otherwise).
+ElementType parse_element_type(const std::string& s);
+/// Bytes per element.
+inline size_t element_size(ElementType t) { return t == ElementType::f64 ? 8 : 4; }
+/// The matching MPI datatype.
+inline MPI_Datatype mpi_type(ElementType t) { return t == ElementType::f64 ? MPI_DOUBLE : MPI_FLOAT; }
+
+template <class T>
+constexpr ElementType element_type_of();
+template <>
+constexpr ElementType element_type_of<double>() { return ElementType::f64; }
+template <>
+constexpr ElementType element_type_of<float>() { return ElementType::f32; }
+
+/// Geometry of a field, independent of its element type and storage: enough
+/// to address any (site, component) and to describe what an exchange moves.
+struct FieldShape {
+  ElementType type = ElementType::f64;
+  int ncomp = 1;
+  int halo = 1;
+  Layout layout = Layout::aos;
+  std::array<long, max_dims> local{1, 1, 1};  // interior extents
+  std::array<long, max_dims> width{0, 0, 0};  // halo width per dimension
+  std::array<long, max_dims> alloc{1, 1, 1};  // local + 2 * width
+  std::array<long, max_dims> stride{0, 0, 1}; // site-index stride per dimension
+  long nsites = 1;                             // allocated sites
+  long site_stride = 1;                        // elements between sites
+  long comp_stride = 1;                        // elements between components
+
+  /// Shape of a field with these properties on this rank's subdomain.
+  static FieldShape make(const Decomposition& dec, ElementType type, int ncomp, int halo, Layout layout);
+
+  /// Index of a site in local coordinates (halo sites are negative or >= local).
+  long site(long i, long j, long k) const {
+    return (i + width[0]) * stride[0] + (j + width[1]) * stride[1] + (k + width[2]);
+  }
+  /// Element index of (site, component).
+  long element(long i, long j, long k, int c) const { return site(i, j, k) * site_stride + c * comp_stride; }
+  /// Number of elements in the allocation.
+  long elements() const { return nsites * ncomp; }
+  /// Box of the interior sites.
+  Box interior() const { return Box{{0, 0, 0}, local}; }
+  /// Box of all allocated sites, halo included.
+  Box allocated() const { return Box{{-width[0], -width[1], -width[2]}, {local[0] + width[0], local[1] + width[1], local[2] + width[2]}}; }
+
+  friend bool operator==(const FieldShape&, const FieldShape&) = default;
+};
+
+/// A field's shape and where its data is: what an exchange is handed.
+struct FieldView {
+  FieldShape shape;
+  std::byte* data = nullptr;
+};
+
+/// Frees memory from std::aligned_alloc.
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+
+/// Allocate n elements of T aligned to 64 bytes (a cache line), zeroed.
+template <class T>
+std::unique_ptr<T[], AlignedFree> allocate_aligned(size_t n) {
+  const size_t bytes = ((n * sizeof(T) + 63) / 64) * 64;
+  void* p = std::aligned_alloc(64, bytes == 0 ? 64 : bytes);
+  if (!p) throw Error("cannot allocate " + std::to_string(bytes) + " bytes");
+  std::memset(p, 0, bytes == 0 ? 64 : bytes);
+  return std::unique_ptr<T[], AlignedFree>(static_cast<T*>(p));
+}
+
+/// A field of T on the local subdomain, owning its storage.
+template <class T>
+class Field {
+ public:
+  /// Throws InputError when halo < 1, ncomp < 1, or a subdomain is thinner
+  /// than the halo.
+  Field(const Decomposition& dec, int ncomp, int halo, Layout layout = Layout::aos)
+      : shape_(FieldShape::make(dec, element_type_of<T>(), ncomp, halo, layout)),
+        data_(allocate_aligned<T>(static_cast<size_t>(shape_.elements()))) {}
+
+  const FieldShape& shape() const { return shape_; }
+  int ncomp() const { return shape_.ncomp; }
+  int halo() const { return shape_.halo; }
+  Layout layout() const { return shape_.layout; }
+  long local_size(int d) const { return shape_.local[d]; }
+
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  /// Number of elements, halo included.
+  size_t size() const { return static_cast<size_t>(shape_.elements()); }
+  std::span<T> elements() { return {data_.get(), size()}; }
+
+  /// Value of component c at local site (i, j, k); halo sites have negative
+  /// coordinates or coordinates >= the local extent.
+  T& operator()(long i, long j, long k, int c) { return data_[shape_.element(i, j, k, c)]; }
+  const T& operator()(long i, long j, long k, int c) const { return data_[shape_.element(i, j, k, c)]; }
+
+  /// Type-erased view for the exchange.
+  FieldView view() { return FieldView{shape_, reinterpret_cast<std::byte*>(data_.get())}; }
+
+ private:
+  FieldShape shape_;
+  std::unique_ptr<T[], AlignedFree> data_;
+};
+
+}  // namespace haloex

@@ -1,0 +1,93 @@
+#pragma once
+// Cartesian decomposition of a 2-D or 3-D lattice over the ranks of a
+// communicator.
+#include <mpi.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "haloex/core/mpi.hpp"
+#include "haloex/grid/box.hpp"
+
+namespace haloex {
+
+/// What the user asks for: the global lattice, the process grid (0 entries
+/// are chosen by MPI_Dims_create) and the periodicity per dimension.
+struct DecompositionSpec {
+  int ndim = 3;
+  std::array<long, max_dims> global{1, 1, 1};
+  std::array<int, max_dims> procs{0, 0, 0};
+  std::array<bool, max_dims> periodic{true, true, true};
+};
+
+/// A rank's place in the decomposed lattice: process grid, coordinates,
+/// local extents and offsets (the remainder of an uneven split goes to the
+/// lowest coordinates, one site each), and its 3^d - 1 neighbour ranks.
+class Decomposition {
+ public:
+  /// Collective over comm. Throws InputError when the process grid does not
+  /// multiply to the number of ranks or a dimension has more ranks than sites.
+  Decomposition(MPI_Comm comm, const DecompositionSpec& spec);
+
+  int ndim() const { return ndim_; }
+  /// The Cartesian communicator every exchange uses.
+  MPI_Comm comm() const { return cart_.get(); }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  long global_size(int d) const { return global_[d]; }
+  int procs(int d) const { return procs_[d]; }
+  bool periodic(int d) const { return periodic_[d]; }
+  int coord(int d) const { return coords_[d]; }
+  /// Local interior extent along d (1 for unused dimensions).
+  long local_size(int d) const { return local_[d]; }
+  /// Global index of local site 0 along d.
+  long offset(int d) const { return offset_[d]; }
+  /// Smallest local extent any rank has along d.
+  long min_local_size(int d) const { return global_[d] / procs_[d]; }
+  /// Local interior sites.
+  long local_volume() const { return local_[0] * local_[1] * local_[2]; }
+
+  /// Extent and offset along d of the block owned by coordinate c.
+  static long block_size(long n, int p, int c) { return n / p + (c < n % p ? 1 : 0); }
+  static long block_offset(long n, int p, int c) { return c * (n / p) + (c < n % p ? c : n % p); }
+
+  /// Rank of the neighbour at offset o, MPI_PROC_NULL across a
+  /// non-periodic edge. The offset (0,0,0) is this rank.
+  int neighbour(const Offset& o) const { return neighbours_[offset_index(o)]; }
+  /// Rank of the neighbour with a readable name such as "x+y-".
+  int neighbour(const std::string& name) const { return neighbour(offset_from_name(name)); }
+  /// All 3^ndim - 1 neighbour offsets in canonical order.
+  const std::vector<Offset>& offsets() const { return offsets_; }
+
+  /// Throws InputError unless every rank's subdomain is at least `width`
+  /// sites thick along every decomposed dimension.
+  void require_thickness(long width, const std::string& what) const;
+
+  /// One line describing the decomposition, e.g. "64x64x64 on 2x1x1 (ppp)".
+  std::string describe() const;
+
+ private:
+  int ndim_;
+  Comm cart_;
+  int rank_ = 0, size_ = 1;
+  std::array<long, max_dims> global_{1, 1, 1};
+  std::array<int, max_dims> procs_{1, 1, 1};
+  std::array<bool, max_dims> periodic_{false, false, false};
+  std::array<int, max_dims> coords_{0, 0, 0};
+  std::array<long, max_dims> local_{1, 1, 1};
+  std::array<long, max_dims> offset_{0, 0, 0};
+  std::array<int, 27> neighbours_{};
+  std::vector<Offset> offsets_;
+};
+
+/// The process grid for nranks ranks: the given entries kept, zero entries
+/// chosen by MPI_Dims_create. Throws InputError when the given entries cannot
+/// multiply to nranks.
+std::array<int, max_dims> resolve_process_grid(int nranks, int ndim, std::array<int, max_dims> procs);
+
+/// Parse "2,1,1"-style lists (used by the CLI and tests).
+std::vector<long> parse_long_list(const std::string& text, const std::string& what);
+
+}  // namespace haloex

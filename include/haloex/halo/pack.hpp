@@ -1,0 +1,54 @@
+#pragma once
+// Packing and unpacking of messages: the one piece of code every strategy
+// uses to move halo data between fields and contiguous buffers.
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "haloex/halo/plan.hpp"
+
+namespace haloex {
+
+/// Messages below this many bytes in total are packed by one thread: waking
+/// a team costs more than copying a few kilobytes.
+inline constexpr size_t pack_threading_threshold = 32 * 1024;
+
+/// A message and the buffer it is packed into or unpacked from.
+struct PackJob {
+  const Message* message;
+  std::byte* buffer;
+};
+
+/// Copy every part of each message from the fields into its buffer. All
+/// messages are packed inside one OpenMP parallel region (no MPI calls inside,
+/// so MPI_THREAD_FUNNELED suffices).
+void pack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
+
+/// Copy every part of each message from its buffer into the fields.
+void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
+
+/// Copy what `send` describes straight into what `recv` describes, for a rank
+/// that is its own neighbour. `scratch` must hold send.bytes.
+void copy_local(const Message& send, const Message& recv, std::span<const FieldView> fields, std::byte* scratch);
+
+/// A 64-byte aligned byte buffer.
+class Buffer {
+ public:
+  Buffer() = default;
+  explicit Buffer(size_t bytes);
+  std::byte* data() { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  std::unique_ptr<std::byte[], AlignedFree> data_;
+  size_t size_ = 0;
+};
+
+/// Send and receive buffers for every link of a stage (empty for self links).
+struct StageBuffers {
+  std::vector<Buffer> send, recv;
+  explicit StageBuffers(const Stage& stage);
+};
+
+}  // namespace haloex

@@ -1,0 +1,111 @@
+#pragma once
+// The halo plan: for each neighbour, which boxes of which fields travel and
+// which components they carry. Built once per (decomposition, fields) and
+// executed by any strategy.
+#include <mpi.h>
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "haloex/field/field.hpp"
+#include "haloex/grid/decomposition.hpp"
+
+namespace haloex {
+
+/// Says whether component `comp` must arrive in the halo region that lies in
+/// direction `halo_offset` from the interior (e.g. (+1,0,0) is the x+ face
+/// halo, (+1,+1,0) an edge). An empty predicate means "all components".
+using ComponentPredicate = std::function<bool(const Offset& halo_offset, int comp)>;
+
+/// The reduced set of lattice Boltzmann style exchanges for pull streaming:
+/// component i is needed in halo region o when its direction vector points
+/// from that region into the interior (dirs[i][d] == -o[d] wherever o[d] != 0).
+/// For D3Q19 that is 5 components per face, 1 per edge, none per corner.
+ComponentPredicate crossing_components(std::vector<Offset> dirs);
+
+/// A field as the plan sees it: its shape and which components travel.
+struct FieldSpec {
+  FieldShape shape;
+  ComponentPredicate travels;  // empty: all components everywhere
+
+  template <class T>
+  static FieldSpec of(const Field<T>& f, ComponentPredicate travels = {}) {
+    return FieldSpec{f.shape(), std::move(travels)};
+  }
+};
+
+/// One rectangular piece of one field inside a message.
+struct Part {
+  int field = 0;
+  Box box;
+  std::vector<int> comps;  // sorted component indices
+  size_t offset = 0;       // byte offset of this part in the packed message
+  size_t bytes = 0;
+};
+
+/// What travels one way between this rank and one neighbour.
+struct Message {
+  int tag = 0;
+  std::vector<Part> parts;
+  size_t bytes = 0;
+  bool empty() const { return bytes == 0; }
+};
+
+/// The exchange with the neighbour at `offset`: `send` goes to it and lands
+/// in its halo on the opposite side; `recv` comes from it into our halo.
+struct Link {
+  Offset offset{0, 0, 0};
+  int peer = MPI_PROC_NULL;
+  bool self = false;   // the neighbour is this rank: copy, do not message
+  int partner = -1;    // index in the stage of the link with the opposite offset
+  Message send, recv;
+};
+
+/// Links whose messages may all be in flight at once.
+struct Stage {
+  std::vector<Link> links;
+};
+
+/// The plan for one set of fields on one decomposition. Keeps a reference to
+/// the decomposition, which must outlive it.
+class Plan {
+ public:
+  /// Throws InputError if a field does not fit the decomposition.
+  Plan(const Decomposition& dec, std::vector<FieldSpec> fields);
+
+  const Decomposition& decomposition() const { return *dec_; }
+  const std::vector<FieldSpec>& fields() const { return fields_; }
+
+  /// All 3^d - 1 neighbours at once (the direct pattern).
+  const Stage& direct() const { return direct_; }
+  /// One stage per dimension; later stages forward what earlier ones brought
+  /// (edges and corners).
+  const std::vector<Stage>& staged() const { return staged_; }
+  /// Empty when the staged pattern delivers exactly the selected components;
+  /// otherwise why it cannot (a reduced set whose faces lack components their
+  /// edges or corners need).
+  const std::string& staged_problem() const { return staged_problem_; }
+
+  /// Bytes one exchange brings into this rank's halos (local copies included).
+  size_t halo_bytes() const;
+  /// Messages one direct exchange sends to other ranks.
+  int direct_messages() const;
+
+  /// Throws Error unless the views match the plan's fields one for one.
+  void check(std::span<const FieldView> views) const;
+
+ private:
+  std::vector<int> selected(int field, const Offset& o) const;
+  void finish(Stage& stage) const;
+
+  const Decomposition* dec_;
+  std::vector<FieldSpec> fields_;
+  Stage direct_;
+  std::vector<Stage> staged_;
+  std::string staged_problem_;
+};
+
+}  // namespace haloex

@@ -1,0 +1,63 @@
+#pragma once
+// The exchange interface every strategy implements, and the registry that
+// creates a strategy from its name.
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "haloex/halo/plan.hpp"
+
+namespace haloex {
+
+/// Executes a plan. begin() starts filling the halos of the given fields,
+/// end() completes it; the interior may be read and the parts of it that feed
+/// no halo may be written in between. The plan must outlive the strategy.
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  /// The strategy's registry name.
+  virtual std::string_view name() const = 0;
+  /// Start the exchange of these fields (one view per plan field, in order).
+  void begin(std::span<const FieldView> fields);
+  /// Complete the exchange started by begin().
+  void end();
+  /// begin() then end().
+  void exchange(std::span<const FieldView> fields) {
+    begin(fields);
+    end();
+  }
+  /// Whether an exchange is in flight.
+  bool active() const { return active_; }
+
+ protected:
+  explicit Strategy(const Plan& plan) : plan_(plan) {}
+  virtual void do_begin(std::span<const FieldView> fields) = 0;
+  virtual void do_end(std::span<const FieldView> fields) = 0;
+  const Plan& plan_;
+
+ private:
+  bool active_ = false;
+  std::vector<FieldView> fields_;
+};
+
+/// A registered strategy: its name, what it does, and how to build it.
+struct StrategyInfo {
+  const char* name;
+  const char* description;
+  std::unique_ptr<Strategy> (*make)(const Plan&);
+};
+
+/// Every registered strategy, in the order tables list them.
+std::span<const StrategyInfo> strategies();
+
+/// The names of all strategies.
+std::vector<std::string> strategy_names();
+
+/// Build the strategy with this name for this plan. Collective over the
+/// plan's communicator. Throws InputError for an unknown name (listing the
+/// valid ones) or a plan/grid the strategy cannot serve.
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan);
+
+}  // namespace haloex

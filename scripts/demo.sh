@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The main job on the local machine: what this build is, then the halo
+# benchmark comparing every strategy on 2 ranks.
+set -euo pipefail
+build=${BUILD:-build}
+np=${NP:-2}
+out=${OUT:-results/demo}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+launch=(mpirun -np "$np")
+mpirun --version 2>/dev/null | grep -q "Open MPI" && launch+=(--oversubscribe)
+
+"${launch[@]}" "$build/haloex" info
+echo
+"${launch[@]}" "$build/haloex" bench halo -m 16,32 -i 500 -r 5 -x 20 -o "$out/halo.jsonl"

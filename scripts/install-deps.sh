@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Install what haloex needs to build and test. As root on Debian/Ubuntu it
+# runs apt-get for whatever is missing; otherwise it says what to install.
+set -euo pipefail
+
+# Debian package -> why haloex needs it
+declare -A why=(
+  [cmake]="build system (3.20 or newer)"
+  [ninja-build]="fast parallel builds"
+  [g++]="C++20 compiler with OpenMP"
+  [make]="the top-level make demo / make test"
+  [openmpi-bin]="mpirun to launch ranks"
+  [libopenmpi-dev]="MPI headers and libraries (Open MPI)"
+  [libcli11-dev]="command-line parsing for the haloex program"
+  [nlohmann-json3-dev]="JSON result records"
+  [libgtest-dev]="C++ unit tests"
+  [python3]="checks of the benchmark's JSON records in the tests"
+)
+packages=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libgtest-dev python3)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  missing=()
+  for c in cmake ninja c++ mpicxx mpirun python3; do command -v "$c" >/dev/null 2>&1 || missing+=("$c"); done
+  if ((${#missing[@]})); then
+    echo "haloex needs: a C++20 compiler with OpenMP, CMake >= 3.20, Ninja, an MPI library (Open MPI or MPICH)," >&2
+    echo "CLI11, nlohmann-json, GoogleTest and python3. Not found on PATH: ${missing[*]}" >&2
+    exit 1
+  fi
+  exit 0
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "haloex needs these Debian packages, which are not installed:" >&2
+  for p in "${missing[@]}"; do printf '  %-20s %s\n' "$p" "${why[$p]}" >&2; done
+  echo "Install them with:  sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "Installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,68 @@
+#include "haloex/bench/record.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "haloex/build_info.hpp"
+#include "haloex/core/mpi.hpp"
+
+namespace haloex {
+
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  std::string s(text, static_cast<size_t>(len));
+  if (auto nl = s.find_first_of("\r\n"); nl != std::string::npos) s.resize(nl);
+  while (!s.empty() && (s.back() == ' ' || s.back() == ',' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark) {
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  int major = 0, minor = 0;
+  MPI_Get_version(&major, &minor);
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  int threads = omp_get_max_threads();
+  int max_threads = 0;
+  MPI_Allreduce(&threads, &max_threads, 1, MPI_INT, MPI_MAX, comm);
+  return nlohmann::json{{"benchmark", benchmark},
+                        {"haloex_version", build::version},
+                        {"git_commit", build::git_commit},
+                        {"build_type", build::build_type},
+                        {"compiler", build::compiler},
+                        {"mpi_library", mpi_library_version()},
+                        {"mpi_standard", std::to_string(major) + "." + std::to_string(minor)},
+                        {"host", host},
+                        {"date_utc", date},
+                        {"ranks", comm_size(comm)},
+                        {"threads_per_rank", max_threads}};
+}
+
+void write_json_lines(const std::string& path, const std::vector<nlohmann::json>& records) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  const fs::path tmp = target.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw Error("cannot write results file '" + tmp.string() + "'");
+    for (const auto& r : records) out << r.dump() << '\n';
+    out.flush();
+    if (!out) throw Error("writing results file '" + tmp.string() + "' failed (disk full?)");
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) throw Error("cannot rename '" + tmp.string() + "' to '" + path + "': " + ec.message());
+}
+
+}  // namespace haloex

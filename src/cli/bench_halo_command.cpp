@@ -1,0 +1,125 @@
+// `haloex bench halo`: options, then the benchmark, the table and the records.
+#include <mpi.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "haloex/bench/halo_bench.hpp"
+#include "haloex/bench/record.hpp"
+#include "haloex/halo/strategy.hpp"
+
+namespace haloex::cli {
+
+namespace {
+
+struct Args {
+  std::string sizes = "32";
+  int dims = 3;
+  std::string procs = "0,0,0";
+  std::string periodic = "1,1,1";
+  int ncomp = 19;
+  int halo = 1;
+  std::string dtype = "double";
+  std::string layout = "aos";
+  int iterations = 2000;
+  int repeats = 5;
+  int warmup = 20;
+  std::string strategies;
+  std::string json;
+  bool quiet = false;
+};
+
+// Per-dimension lists may be given for 3 dimensions and used for 2.
+template <class T>
+std::array<T, max_dims> per_dim(const std::string& text, int ndim, const std::string& what) {
+  const std::vector<long> v = parse_long_list(text, what);
+  if (static_cast<int>(v.size()) < ndim)
+    throw InputError(what + " '" + text + "' needs " + std::to_string(ndim) + " entries");
+  std::array<T, max_dims> out{};
+  for (int d = 0; d < ndim; ++d) out[d] = static_cast<T>(v[d]);
+  return out;
+}
+
+HaloBenchOptions to_options(const Args& a) {
+  HaloBenchOptions o;
+  o.ndim = a.dims;
+  o.sizes = parse_long_list(a.sizes, "--sizes");
+  o.procs = per_dim<int>(a.procs, a.dims, "--procs");
+  const auto per = per_dim<long>(a.periodic, a.dims, "--periodic");
+  for (int d = 0; d < a.dims; ++d) {
+    if (per[d] != 0 && per[d] != 1) throw InputError("--periodic entries must be 0 or 1, got '" + a.periodic + "'");
+    o.periodic[d] = per[d] == 1;
+  }
+  o.ncomp = a.ncomp;
+  o.halo = a.halo;
+  o.type = parse_element_type(a.dtype);
+  o.layout = parse_layout(a.layout);
+  o.iterations = a.iterations;
+  o.repeats = a.repeats;
+  o.warmup = a.warmup;
+  if (!a.strategies.empty()) {
+    std::stringstream ss(a.strategies);
+    std::string s;
+    while (std::getline(ss, s, ',')) o.strategies.push_back(s);
+  }
+  o.progress = !a.quiet;
+  return o;
+}
+
+}  // namespace
+
+void add_bench_halo(CLI::App& bench, Runner& run) {
+  auto a = std::make_shared<Args>();
+  auto* cmd = bench.add_subcommand(
+      "halo",
+      "Time N calls of each halo strategy, repeated and interleaved, on an L^d subdomain per rank;\n"
+      "print median/mean/std per call, effective bandwidth, updates per core per second and the\n"
+      "ratio to 'staged', and write every raw sample as JSON lines (-o).");
+  cmd->add_option("-m,-L,--sizes", a->sizes, "Subdomain edge L per rank, comma-separated list (e.g. 16,32,64)")
+      ->capture_default_str();
+  cmd->add_option("-i,--iterations", a->iterations, "Exchanges timed per sample")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  cmd->add_option("-r,--repeats", a->repeats, "Samples per strategy (strategies interleaved)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("-x,--warmup", a->warmup, "Untimed exchanges per strategy before timing")
+      ->check(CLI::Range(0, 100000000))
+      ->capture_default_str();
+  cmd->add_option("-s,--strategies", a->strategies,
+                  "Comma-separated strategies (default: every one that can run on this grid)");
+  cmd->add_option("--dims", a->dims, "Lattice dimensions")->check(CLI::IsMember({2, 3}))->capture_default_str();
+  cmd->add_option("--procs", a->procs, "Process grid, 0 = let MPI_Dims_create choose")->capture_default_str();
+  cmd->add_option("--periodic", a->periodic, "Periodicity per dimension (1 or 0)")->capture_default_str();
+  cmd->add_option("--ncomp", a->ncomp, "Values per site")->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--halo", a->halo, "Halo width")->check(CLI::Range(1, 64))->capture_default_str();
+  cmd->add_option("--dtype", a->dtype, "Element type")
+      ->check(CLI::IsMember({"double", "float"}))
+      ->capture_default_str();
+  cmd->add_option("--layout", a->layout, "Component layout")->check(CLI::IsMember({"aos", "soa"}))->capture_default_str();
+  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  cmd->callback([&run, a] {
+    run = [a] {
+      const HaloBenchOptions opt = to_options(*a);
+      int rank = 0, size = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      const auto results = run_halo_bench(MPI_COMM_WORLD, opt, std::cerr);
+      const auto records = halo_bench_records(MPI_COMM_WORLD, opt, results);
+      if (rank == 0) {
+        std::cout << "# haloex bench halo: " << size << " ranks, " << opt.ndim << "-D, per-call times of one exchange\n"
+                  << format_halo_table(opt, results) << std::flush;
+        if (!a->json.empty()) {
+          write_json_lines(a->json, records);
+          std::cout << "# wrote " << records.size() << " records to " << a->json << "\n";
+        }
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace haloex::cli

@@ -1,0 +1,68 @@
+// `haloex info`: what this build and this MPI library are.
+#include <mpi.h>
+#include <omp.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "haloex/bench/record.hpp"
+#include "haloex/build_info.hpp"
+#include "haloex/halo/strategy.hpp"
+
+namespace haloex::cli {
+
+namespace {
+
+const char* thread_level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    case MPI_THREAD_MULTIPLE: return "MPI_THREAD_MULTIPLE";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+void add_info(CLI::App& app, Runner& run) {
+  auto* cmd = app.add_subcommand("info", "Print the MPI library and version, thread level and build options");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print the same facts as one JSON object");
+  cmd->callback([&run, json] {
+    run = [json] {
+      int provided = 0, rank = 0, size = 0;
+      MPI_Query_thread(&provided);
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      nlohmann::json j = run_metadata(MPI_COMM_WORLD, "info");
+      j.erase("benchmark");
+      j["thread_level_requested"] = "MPI_THREAD_FUNNELED";
+      j["thread_level_provided"] = thread_level_name(provided);
+      j["openmp_version"] = build::openmp_version;
+      j["cxx_flags"] = build::cxx_flags;
+      j["strategies"] = strategy_names();
+      if (rank != 0) return 0;
+      if (*json) {
+        std::cout << j.dump(2) << std::endl;
+        return 0;
+      }
+      std::cout << "haloex " << build::version << " (git " << build::git_commit << ")\n"
+                << "MPI library:    " << mpi_library_version() << "\n"
+                << "MPI standard:   " << j["mpi_standard"].get<std::string>() << "\n"
+                << "Thread level:   requested MPI_THREAD_FUNNELED, provided " << thread_level_name(provided) << "\n"
+                << "Ranks:          " << size << ", OpenMP threads per rank: " << omp_get_max_threads()
+                << " (OpenMP " << build::openmp_version << ")\n"
+                << "Build:          " << build::build_type << ", " << build::compiler << "\n"
+                << "C++ flags:      " << build::cxx_flags << "\n"
+                << "Host:           " << j["host"].get<std::string>() << "\n"
+                << "Strategies:    ";
+      for (const auto& s : strategies()) std::cout << " " << s.name;
+      std::cout << std::endl;
+      return 0;
+    };
+  });
+}
+
+}  // namespace haloex::cli

@@ -1,0 +1,74 @@
+// The `haloex` program: MPI start-up, subcommand dispatch and the one place
+// where errors become messages and exit codes.
+#include <mpi.h>
+#include <omp.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "haloex/build_info.hpp"
+#include "haloex/core/error.hpp"
+
+namespace {
+
+// MPI for the lifetime of the program, with MPI_THREAD_FUNNELED: OpenMP
+// threads pack and unpack, only the master thread calls MPI.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv) {
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided_);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  ~MpiSession() { MPI_Finalize(); }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int provided() const { return provided_; }
+
+ private:
+  int provided_ = MPI_THREAD_SINGLE, rank_ = 0, size_ = 1;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MpiSession mpi(argc, argv);
+  const bool root = mpi.rank() == 0;
+
+  CLI::App app{"haloex: halo exchanges for structured-grid codes on MPI.\n"
+               "Run under mpirun/srun for more than one rank, e.g. mpirun -np 2 haloex bench halo"};
+  app.set_version_flag("--version", std::string("haloex ") + haloex::build::version + " (" +
+                                        haloex::build::git_commit + ")");
+  app.require_subcommand(1);
+  haloex::cli::Runner run;
+  haloex::cli::add_info(app, run);
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo)");
+  bench->require_subcommand(1);
+  haloex::cli::add_bench_halo(*bench, run);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Every rank parsed the same arguments; only rank 0 talks.
+    std::ostringstream sink;
+    const int code = root ? app.exit(e) : app.exit(e, sink, sink);
+    return code;
+  }
+
+  try {
+    if (mpi.provided() < MPI_THREAD_FUNNELED && omp_get_max_threads() > 1)
+      throw haloex::InputError("the MPI library provides no MPI_THREAD_FUNNELED support but " +
+                               std::to_string(omp_get_max_threads()) +
+                               " OpenMP threads were asked for; set OMP_NUM_THREADS=1");
+    return run();
+  } catch (const haloex::InputError& e) {
+    // Found identically on every rank: say it once, finalise cleanly.
+    if (root) std::cerr << "haloex: error: " << e.what() << std::endl;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "haloex: error on rank " << mpi.rank() << ": " << e.what() << std::endl;
+    if (mpi.size() > 1) MPI_Abort(MPI_COMM_WORLD, 1);  // other ranks may be waiting for this one
+    return 1;
+  }
+}

@@ -1,0 +1,51 @@
+#include "haloex/core/mpi.hpp"
+
+namespace haloex {
+
+void mpi_check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw Error(std::string(what) + " failed: " + std::string(text, static_cast<size_t>(len)));
+}
+
+void Comm::reset() {
+  if (comm_ != MPI_COMM_NULL && comm_ != MPI_COMM_WORLD && comm_ != MPI_COMM_SELF) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free(&comm_);
+  }
+  comm_ = MPI_COMM_NULL;
+}
+
+void Datatype::reset() {
+  if (type_ != MPI_DATATYPE_NULL) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Type_free(&type_);
+  }
+  type_ = MPI_DATATYPE_NULL;
+}
+
+PersistentRequests::~PersistentRequests() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  for (auto& r : reqs_)
+    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+}
+
+int comm_size(MPI_Comm c) {
+  int n = 0;
+  mpi_check(MPI_Comm_size(c, &n), "MPI_Comm_size");
+  return n;
+}
+
+int comm_rank(MPI_Comm c) {
+  int r = 0;
+  mpi_check(MPI_Comm_rank(c, &r), "MPI_Comm_rank");
+  return r;
+}
+
+}  // namespace haloex

@@ -1,0 +1,41 @@
+#include "haloex/field/field.hpp"
+
+namespace haloex {
+
+std::string to_string(Layout l) { return l == Layout::aos ? "aos" : "soa"; }
+std::string to_string(ElementType t) { return t == ElementType::f64 ? "double" : "float"; }
+
+Layout parse_layout(const std::string& s) {
+  if (s == "aos" || s == "AoS") return Layout::aos;
+  if (s == "soa" || s == "SoA") return Layout::soa;
+  throw InputError("layout '" + s + "' is not one of: aos, soa");
+}
+
+ElementType parse_element_type(const std::string& s) {
+  if (s == "double" || s == "f64") return ElementType::f64;
+  if (s == "float" || s == "f32") return ElementType::f32;
+  throw InputError("element type '" + s + "' is not one of: double, float");
+}
+
+FieldShape FieldShape::make(const Decomposition& dec, ElementType type, int ncomp, int halo, Layout layout) {
+  if (ncomp < 1) throw InputError("a field needs at least 1 component per site, not " + std::to_string(ncomp));
+  if (halo < 1) throw InputError("the halo width must be at least 1, not " + std::to_string(halo));
+  dec.require_thickness(halo, "the halo");
+  FieldShape s;
+  s.type = type;
+  s.ncomp = ncomp;
+  s.halo = halo;
+  s.layout = layout;
+  for (int d = 0; d < max_dims; ++d) {
+    s.local[d] = dec.local_size(d);
+    s.width[d] = d < dec.ndim() ? halo : 0;
+    s.alloc[d] = s.local[d] + 2 * s.width[d];
+  }
+  s.stride = {s.alloc[1] * s.alloc[2], s.alloc[2], 1};
+  s.nsites = s.alloc[0] * s.alloc[1] * s.alloc[2];
+  s.site_stride = layout == Layout::aos ? ncomp : 1;
+  s.comp_stride = layout == Layout::aos ? 1 : s.nsites;
+  return s;
+}
+
+}  // namespace haloex

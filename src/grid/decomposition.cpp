@@ -1,0 +1,136 @@
+#include "haloex/grid/decomposition.hpp"
+
+#include <sstream>
+
+namespace haloex {
+
+namespace {
+
+const char* axis_name(int d) {
+  static const char* names[] = {"x", "y", "z"};
+  return names[d];
+}
+
+std::string grid_text(const std::array<int, max_dims>& p, int ndim) {
+  std::string s;
+  for (int d = 0; d < ndim; ++d) s += (d ? "x" : "") + std::to_string(p[d]);
+  return s;
+}
+
+}  // namespace
+
+Decomposition::Decomposition(MPI_Comm comm, const DecompositionSpec& spec) : ndim_(spec.ndim) {
+  if (ndim_ != 2 && ndim_ != 3)
+    throw InputError("the lattice must have 2 or 3 dimensions, not " + std::to_string(ndim_));
+  const int nranks = comm_size(comm);
+  for (int d = 0; d < ndim_; ++d) {
+    if (spec.global[d] < 1)
+      throw InputError(std::string("global size along ") + axis_name(d) + " must be at least 1, not " +
+                       std::to_string(spec.global[d]));
+    global_[d] = spec.global[d];
+    periodic_[d] = spec.periodic[d];
+    procs_[d] = spec.procs[d];
+  }
+
+  procs_ = resolve_process_grid(nranks, ndim_, procs_);
+
+  for (int d = 0; d < ndim_; ++d)
+    if (procs_[d] > global_[d])
+      throw InputError("process grid " + grid_text(procs_, ndim_) + " puts " + std::to_string(procs_[d]) +
+                       " ranks along " + axis_name(d) + " but the lattice has only " +
+                       std::to_string(global_[d]) + " sites there; use fewer ranks or a larger lattice");
+
+  std::array<int, max_dims> periods{};
+  for (int d = 0; d < ndim_; ++d) periods[d] = periodic_[d] ? 1 : 0;
+  mpi_check(MPI_Cart_create(comm, ndim_, procs_.data(), periods.data(), 0, cart_.out()), "MPI_Cart_create");
+  rank_ = comm_rank(cart_.get());
+  size_ = nranks;
+  mpi_check(MPI_Cart_coords(cart_.get(), rank_, ndim_, coords_.data()), "MPI_Cart_coords");
+
+  for (int d = 0; d < ndim_; ++d) {
+    local_[d] = block_size(global_[d], procs_[d], coords_[d]);
+    offset_[d] = block_offset(global_[d], procs_[d], coords_[d]);
+  }
+
+  // Neighbour ranks for every offset, wrapping periodic dimensions ourselves
+  // so the result does not depend on how an MPI library treats shifts.
+  offsets_ = neighbour_offsets(ndim_);
+  neighbours_.fill(MPI_PROC_NULL);
+  neighbours_[offset_index({0, 0, 0})] = rank_;
+  for (const Offset& o : offsets_) {
+    std::array<int, max_dims> c{};
+    bool inside = true;
+    for (int d = 0; d < ndim_; ++d) {
+      c[d] = coords_[d] + o[d];
+      if (c[d] < 0 || c[d] >= procs_[d]) {
+        if (!periodic_[d]) inside = false;
+        c[d] = (c[d] + procs_[d]) % procs_[d];
+      }
+    }
+    if (inside) mpi_check(MPI_Cart_rank(cart_.get(), c.data(), &neighbours_[offset_index(o)]), "MPI_Cart_rank");
+  }
+}
+
+void Decomposition::require_thickness(long width, const std::string& what) const {
+  for (int d = 0; d < ndim_; ++d)
+    if (min_local_size(d) < width)
+      throw InputError(what + " is " + std::to_string(width) + " sites wide but the thinnest subdomain has only " +
+                       std::to_string(min_local_size(d)) + " sites along " + axis_name(d) + " (" +
+                       std::to_string(global_[d]) + " sites over " + std::to_string(procs_[d]) +
+                       " ranks); use fewer ranks along " + axis_name(d) + " or a larger lattice");
+}
+
+std::string Decomposition::describe() const {
+  std::ostringstream s;
+  for (int d = 0; d < ndim_; ++d) s << (d ? "x" : "") << global_[d];
+  s << " on " << grid_text(procs_, ndim_) << " ranks (periodic ";
+  for (int d = 0; d < ndim_; ++d) s << (periodic_[d] ? 'p' : 'n');
+  s << ")";
+  return s.str();
+}
+
+std::array<int, max_dims> resolve_process_grid(int nranks, int ndim, std::array<int, max_dims> procs) {
+  // Validate a user-given grid ourselves: MPI_Dims_create reports a bad one
+  // as an MPI error (or aborts), which is no help to the user.
+  long fixed = 1;
+  bool any_free = false;
+  for (int d = 0; d < ndim; ++d) {
+    if (procs[d] < 0) throw InputError(std::string("process grid entry along ") + axis_name(d) + " is negative");
+    if (procs[d] > 0)
+      fixed *= procs[d];
+    else
+      any_free = true;
+  }
+  if (!any_free && fixed != nranks)
+    throw InputError("process grid " + grid_text(procs, ndim) + " has " + std::to_string(fixed) +
+                     " ranks but the run has " + std::to_string(nranks) +
+                     "; give a grid whose product is the number of ranks, or 0 entries to let MPI choose");
+  if (any_free && nranks % fixed != 0)
+    throw InputError("the fixed entries of process grid " + grid_text(procs, ndim) + " (product " +
+                     std::to_string(fixed) + ") do not divide the " + std::to_string(nranks) + " ranks");
+  if (any_free) mpi_check(MPI_Dims_create(nranks, ndim, procs.data()), "MPI_Dims_create");
+  for (int d = ndim; d < max_dims; ++d) procs[d] = 1;
+  return procs;
+}
+
+std::vector<long> parse_long_list(const std::string& text, const std::string& what) {
+  std::vector<long> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    size_t used = 0;
+    long v = 0;
+    try {
+      v = std::stol(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size())
+      throw InputError(what + ": '" + text + "' is not a comma-separated list of integers");
+    out.push_back(v);
+  }
+  if (out.empty()) throw InputError(what + ": empty list");
+  return out;
+}
+
+}  // namespace haloex

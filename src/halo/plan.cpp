@@ -1,0 +1,206 @@
+#include "haloex/halo/plan.hpp"
+
+#include <algorithm>
+
+namespace haloex {
+
+namespace {
+
+// Along one dimension: region -1 is the low halo, 0 the interior, +1 the high
+// halo (each `w` wide).
+std::pair<long, long> halo_range(int side, long n, long w) {
+  if (side < 0) return {-w, 0};
+  if (side > 0) return {n, n + w};
+  return {0, n};
+}
+
+// The interior slab next to side `side` that feeds the neighbour's halo.
+std::pair<long, long> send_range(int side, long n, long w) {
+  if (side < 0) return {0, w};
+  if (side > 0) return {n - w, n};
+  return {0, n};
+}
+
+Box make_box(const FieldShape& s, const Offset& region, int ndim, int upto, bool send, int dim, int side) {
+  // Dimensions below `upto` use the halo regions in `region`; dimension `dim`
+  // is the exchanged one; the rest span the interior.
+  Box b;
+  for (int e = 0; e < max_dims; ++e) {
+    std::pair<long, long> r{0, s.local[e]};
+    if (e < ndim) {
+      if (e == dim)
+        r = send ? send_range(side, s.local[e], s.width[e]) : halo_range(side, s.local[e], s.width[e]);
+      else if (e < upto)
+        r = halo_range(region[e], s.local[e], s.width[e]);
+    }
+    b.lo[e] = r.first;
+    b.hi[e] = r.second;
+  }
+  return b;
+}
+
+void add_part(Message& m, int field, const Box& box, std::vector<int> comps, const FieldShape& s) {
+  if (box.empty() || comps.empty()) return;
+  Part p;
+  p.field = field;
+  p.box = box;
+  p.bytes = static_cast<size_t>(box.volume()) * comps.size() * element_size(s.type);
+  p.comps = std::move(comps);
+  m.parts.push_back(std::move(p));
+}
+
+std::vector<int> merge(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  a.erase(std::unique(a.begin(), a.end()), a.end());
+  return a;
+}
+
+// Every combination of -1/0/+1 over dimensions [from, to), others left as in base.
+std::vector<Offset> combinations(Offset base, int from, int to) {
+  std::vector<Offset> out{base};
+  for (int d = from; d < to; ++d) {
+    std::vector<Offset> next;
+    for (const Offset& o : out)
+      for (int v = -1; v <= 1; ++v) {
+        Offset n = o;
+        n[d] = v;
+        next.push_back(n);
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+}  // namespace
+
+ComponentPredicate crossing_components(std::vector<Offset> dirs) {
+  return [dirs = std::move(dirs)](const Offset& o, int comp) {
+    if (comp < 0 || comp >= static_cast<int>(dirs.size())) return false;
+    for (int d = 0; d < max_dims; ++d)
+      if (o[d] != 0 && dirs[comp][d] != -o[d]) return false;
+    return true;
+  };
+}
+
+std::vector<int> Plan::selected(int field, const Offset& o) const {
+  const FieldSpec& f = fields_[field];
+  std::vector<int> out;
+  for (int c = 0; c < f.shape.ncomp; ++c)
+    if (!f.travels || f.travels(o, c)) out.push_back(c);
+  return out;
+}
+
+void Plan::finish(Stage& stage) const {
+  // Lay out each message, drop links with nothing to do, pair self links.
+  for (Link& l : stage.links) {
+    for (Message* m : {&l.send, &l.recv}) {
+      size_t at = 0;
+      for (Part& p : m->parts) {
+        p.offset = at;
+        at += p.bytes;
+      }
+      m->bytes = at;
+    }
+    l.self = l.peer == dec_->rank();
+  }
+  std::erase_if(stage.links, [](const Link& l) { return l.peer == MPI_PROC_NULL || (l.send.empty() && l.recv.empty()); });
+  for (size_t i = 0; i < stage.links.size(); ++i)
+    for (size_t j = 0; j < stage.links.size(); ++j)
+      if (stage.links[j].offset == opposite(stage.links[i].offset)) stage.links[i].partner = static_cast<int>(j);
+}
+
+Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields) : dec_(&dec), fields_(std::move(fields)) {
+  const int ndim = dec.ndim();
+  for (const FieldSpec& f : fields_) {
+    const FieldShape expect = FieldShape::make(dec, f.shape.type, f.shape.ncomp, f.shape.halo, f.shape.layout);
+    if (!(expect == f.shape))
+      throw InputError("a field given to the halo plan was not built on this decomposition");
+  }
+
+  // Direct pattern: one message per neighbour offset, each carrying exactly
+  // the components selected for the halo region it fills.
+  for (const Offset& o : dec.offsets()) {
+    Link l;
+    l.offset = o;
+    l.peer = dec.neighbour(o);
+    l.send.tag = offset_index(o);
+    l.recv.tag = offset_index(opposite(o));
+    for (int f = 0; f < static_cast<int>(fields_.size()); ++f) {
+      const FieldShape& s = fields_[f].shape;
+      Box sb, rb;
+      for (int e = 0; e < max_dims; ++e) {
+        auto [slo, shi] = e < ndim ? send_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
+        auto [rlo, rhi] = e < ndim ? halo_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
+        sb.lo[e] = slo, sb.hi[e] = shi, rb.lo[e] = rlo, rb.hi[e] = rhi;
+      }
+      add_part(l.send, f, sb, selected(f, opposite(o)), s);
+      add_part(l.recv, f, rb, selected(f, o), s);
+    }
+    direct_.links.push_back(std::move(l));
+  }
+  finish(direct_);
+
+  // Staged pattern: dimension by dimension. A message along d carries, for
+  // each halo region `p` already filled along the earlier dimensions, the
+  // union of what every region it will be forwarded to needs.
+  for (int d = 0; d < ndim; ++d) {
+    Stage stage;
+    for (int side : {-1, +1}) {
+      Link l;
+      l.offset = {0, 0, 0};
+      l.offset[d] = side;
+      l.peer = dec.neighbour(l.offset);
+      l.send.tag = offset_index(l.offset);
+      l.recv.tag = offset_index(opposite(l.offset));
+      for (int f = 0; f < static_cast<int>(fields_.size()); ++f) {
+        const FieldShape& s = fields_[f].shape;
+        for (const Offset& p : combinations({0, 0, 0}, 0, d)) {
+          if (dec.neighbour(p) == MPI_PROC_NULL) continue;  // that halo region is never filled
+          std::vector<int> send_comps, recv_comps;
+          Offset to = p, from = p;
+          to[d] = -side;
+          from[d] = side;
+          for (const Offset& q : combinations(to, d + 1, ndim)) send_comps = merge(send_comps, selected(f, q));
+          for (const Offset& q : combinations(from, d + 1, ndim)) recv_comps = merge(recv_comps, selected(f, q));
+          if (recv_comps != selected(f, from) && staged_problem_.empty())
+            staged_problem_ = "the reduced component set of halo region " + offset_name(from) +
+                              " lacks components that regions beyond it need, so a staged exchange would "
+                              "forward extra components; use a direct strategy (direct, direct-waitany, "
+                              "persistent, neighbor) with this plan";
+          add_part(l.send, f, make_box(s, p, ndim, d, true, d, side), send_comps, s);
+          add_part(l.recv, f, make_box(s, p, ndim, d, false, d, side), recv_comps, s);
+        }
+      }
+      stage.links.push_back(std::move(l));
+    }
+    finish(stage);
+    staged_.push_back(std::move(stage));
+  }
+}
+
+size_t Plan::halo_bytes() const {
+  size_t b = 0;
+  for (const Link& l : direct_.links) b += l.recv.bytes;
+  return b;
+}
+
+int Plan::direct_messages() const {
+  int n = 0;
+  for (const Link& l : direct_.links) n += (!l.self && !l.send.empty()) ? 1 : 0;
+  return n;
+}
+
+void Plan::check(std::span<const FieldView> views) const {
+  if (views.size() != fields_.size())
+    throw Error("the exchange was given " + std::to_string(views.size()) + " fields but its plan has " +
+                std::to_string(fields_.size()));
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (!(views[i].shape == fields_[i].shape))
+      throw Error("field " + std::to_string(i) + " given to the exchange does not match the plan's field " +
+                  std::to_string(i) + " (type, components, halo, layout or extents differ)");
+    if (!views[i].data) throw Error("field " + std::to_string(i) + " given to the exchange has no data");
+  }
+}
+
+}  // namespace haloex

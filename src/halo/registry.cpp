@@ -1,0 +1,28 @@
+// The table of strategies: adding one is a new file and a line here.
+#include "factories.hpp"
+
+namespace haloex {
+
+namespace {
+
+const StrategyInfo registry[] = {
+    {"staged", "one dimension after another, 2 packed messages each (Irecv + Issend, Waitall per dimension)",
+     make_staged},
+    {"staged-types", "as staged, with MPI subarray datatypes instead of packing", make_staged_types},
+    {"direct", "all 3^d-1 neighbours at once (Irecv, pack, Issend); end waits for all, then unpacks", make_direct},
+    {"direct-waitany", "as direct, unpacking each message as it arrives (MPI_Waitany)", make_direct_waitany},
+    {"persistent", "as direct, with persistent requests created once", make_persistent},
+    {"neighbor", "one MPI_Ineighbor_alltoallv on a distributed-graph communicator", make_neighbor},
+    {"sendrecv", "staged, each dimension by two MPI_Sendrecv half-steps (+ then -)", make_sendrecv},
+    {"irecv-send", "staged, receives pre-posted, blocking MPI_Send", make_irecv_send},
+    {"isend-recv", "staged, MPI_Isend first, then blocking MPI_Recv", make_isend_recv},
+    {"irecv-isend", "staged, Irecv + Isend (standard mode), Waitall per dimension", make_irecv_isend},
+    {"red-black", "staged, even/odd ranks alternate blocking Send and Recv (even ranks along periodic dims)",
+     make_red_black},
+};
+
+}  // namespace
+
+std::span<const StrategyInfo> strategies() { return registry; }
+
+}  // namespace haloex

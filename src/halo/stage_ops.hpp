@@ -1,0 +1,45 @@
+#pragma once
+// Helpers the strategies share for one stage of a plan (internal header).
+#include <algorithm>
+#include <vector>
+
+#include "haloex/halo/pack.hpp"
+#include "haloex/halo/plan.hpp"
+
+namespace haloex::detail {
+
+/// Pack jobs for the non-empty sends to other ranks.
+inline std::vector<PackJob> remote_sends(const Stage& stage, StageBuffers& bufs) {
+  std::vector<PackJob> jobs;
+  for (size_t i = 0; i < stage.links.size(); ++i) {
+    const Link& l = stage.links[i];
+    if (!l.self && !l.send.empty()) jobs.push_back({&l.send, bufs.send[i].data()});
+  }
+  return jobs;
+}
+
+/// Pack jobs for the non-empty receives from other ranks.
+inline std::vector<PackJob> remote_recvs(const Stage& stage, StageBuffers& bufs) {
+  std::vector<PackJob> jobs;
+  for (size_t i = 0; i < stage.links.size(); ++i) {
+    const Link& l = stage.links[i];
+    if (!l.self && !l.recv.empty()) jobs.push_back({&l.recv, bufs.recv[i].data()});
+  }
+  return jobs;
+}
+
+/// Scratch bytes copy_self needs for this stage.
+inline size_t self_copy_bytes(const Stage& stage) {
+  size_t n = 0;
+  for (const Link& l : stage.links)
+    if (l.self) n = std::max(n, l.send.bytes);
+  return n;
+}
+
+/// Fill the halos this rank sends to itself (periodic dimension with one rank).
+inline void copy_self(const Stage& stage, Buffer& scratch, std::span<const FieldView> fields) {
+  for (const Link& l : stage.links)
+    if (l.self && !l.send.empty()) copy_local(l.send, stage.links[l.partner].recv, fields, scratch.data());
+}
+
+}  // namespace haloex::detail

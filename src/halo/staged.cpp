@@ -1,0 +1,209 @@
+// The staged pattern: one dimension after another, so that edges and corners
+// are forwarded by later dimensions (Ludwig's original exchange), with the
+// per-dimension point-to-point protocols of the 2-D stencil study.
+#include <string>
+
+#include "factories.hpp"
+#include "stage_ops.hpp"
+
+namespace haloex {
+
+namespace {
+
+enum class Protocol { staged, sendrecv, irecv_send, isend_recv, irecv_isend, red_black };
+
+const char* protocol_name(Protocol p) {
+  switch (p) {
+    case Protocol::staged: return "staged";
+    case Protocol::sendrecv: return "sendrecv";
+    case Protocol::irecv_send: return "irecv-send";
+    case Protocol::isend_recv: return "isend-recv";
+    case Protocol::irecv_isend: return "irecv-isend";
+    case Protocol::red_black: return "red-black";
+  }
+  return "?";
+}
+
+class Staged final : public Strategy {
+ public:
+  Staged(const Plan& plan, Protocol p) : Strategy(plan), protocol_(p) {
+    if (!plan.staged_problem().empty())
+      throw InputError(std::string(protocol_name(p)) + " cannot serve this plan: " + plan.staged_problem());
+    const Decomposition& dec = plan.decomposition();
+    if (p == Protocol::red_black) {
+      // Neighbours along a dimension must have opposite colours, which a
+      // periodic ring of odd length breaks.
+      for (int d = 0; d < dec.ndim(); ++d)
+        if (dec.periodic(d) && dec.procs(d) > 1 && dec.procs(d) % 2 != 0)
+          throw InputError("red-black needs an even number of ranks along every periodic dimension, but the process "
+                           "grid has " + std::to_string(dec.procs(d)) + " along " + std::string(1, "xyz"[d]) +
+                           "; choose another grid (--procs) or another strategy");
+      int sum = 0;
+      for (int d = 0; d < dec.ndim(); ++d) sum += dec.coord(d);
+      red_ = sum % 2 == 0;
+    }
+    for (const Stage& st : plan.staged()) {
+      bufs_.emplace_back(st);
+      scratch_.emplace_back(detail::self_copy_bytes(st));
+      Jobs j;
+      j.send = detail::remote_sends(st, bufs_.back());
+      j.recv = detail::remote_recvs(st, bufs_.back());
+      jobs_.push_back(std::move(j));
+    }
+  }
+
+  std::string_view name() const override { return protocol_name(protocol_); }
+
+ private:
+  struct Jobs {
+    std::vector<PackJob> send, recv;
+  };
+
+  // Each dimension must be complete before the next forwards it, so the whole
+  // exchange happens in begin(); end() has nothing left to do.
+  void do_begin(std::span<const FieldView> fields) override {
+    const auto& stages = plan_.staged();
+    for (size_t d = 0; d < stages.size(); ++d) {
+      detail::copy_self(stages[d], scratch_[d], fields);
+      exchange_stage(stages[d], bufs_[d], jobs_[d], fields);
+    }
+  }
+  void do_end(std::span<const FieldView>) override {}
+
+  void exchange_stage(const Stage& st, StageBuffers& b, const Jobs& jobs, std::span<const FieldView> fields) {
+    MPI_Comm comm = plan_.decomposition().comm();
+    std::vector<MPI_Request> reqs;
+    reqs.reserve(2 * st.links.size());
+    auto irecv = [&](size_t i) {
+      const Link& l = st.links[i];
+      if (l.self || l.recv.empty()) return;
+      reqs.push_back(MPI_REQUEST_NULL);
+      mpi_check(MPI_Irecv(b.recv[i].data(), static_cast<int>(l.recv.bytes), MPI_BYTE, l.peer, l.recv.tag, comm,
+                          &reqs.back()),
+                "MPI_Irecv");
+    };
+    auto isend = [&](size_t i, bool synchronous) {
+      const Link& l = st.links[i];
+      if (l.self || l.send.empty()) return;
+      reqs.push_back(MPI_REQUEST_NULL);
+      auto fn = synchronous ? MPI_Issend : MPI_Isend;
+      mpi_check(fn(b.send[i].data(), static_cast<int>(l.send.bytes), MPI_BYTE, l.peer, l.send.tag, comm,
+                   &reqs.back()),
+                synchronous ? "MPI_Issend" : "MPI_Isend");
+    };
+    auto send = [&](size_t i) {
+      const Link& l = st.links[i];
+      if (l.self || l.send.empty()) return;
+      mpi_check(MPI_Send(b.send[i].data(), static_cast<int>(l.send.bytes), MPI_BYTE, l.peer, l.send.tag, comm),
+                "MPI_Send");
+    };
+    auto recv = [&](size_t i) {
+      const Link& l = st.links[i];
+      if (l.self || l.recv.empty()) return;
+      mpi_check(MPI_Recv(b.recv[i].data(), static_cast<int>(l.recv.bytes), MPI_BYTE, l.peer, l.recv.tag, comm,
+                         MPI_STATUS_IGNORE),
+                "MPI_Recv");
+    };
+    auto waitall = [&] {
+      mpi_check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      reqs.clear();
+    };
+    const size_t n = st.links.size();
+    // Links are ordered - then + (either may be missing at a non-periodic edge).
+    const int minus = index_of(st, -1), plus = index_of(st, +1);
+
+    switch (protocol_) {
+      case Protocol::staged:  // Ludwig: copy to buffers, post receives, post sends, block
+        pack(jobs.send, fields);
+        for (size_t i = 0; i < n; ++i) irecv(i);
+        for (size_t i = 0; i < n; ++i) isend(i, true);
+        waitall();
+        break;
+      case Protocol::irecv_isend:
+        for (size_t i = 0; i < n; ++i) irecv(i);
+        pack(jobs.send, fields);
+        for (size_t i = 0; i < n; ++i) isend(i, false);
+        waitall();
+        break;
+      case Protocol::irecv_send:
+        for (size_t i = 0; i < n; ++i) irecv(i);
+        pack(jobs.send, fields);
+        for (size_t i = 0; i < n; ++i) send(i);
+        waitall();
+        break;
+      case Protocol::isend_recv:
+        pack(jobs.send, fields);
+        for (size_t i = 0; i < n; ++i) isend(i, false);
+        for (size_t i = 0; i < n; ++i) recv(i);
+        waitall();
+        break;
+      case Protocol::sendrecv:
+        pack(jobs.send, fields);
+        // Half-step towards +: send to the + neighbour, receive from the -.
+        sendrecv(st, b, plus, minus);
+        // Half-step towards -.
+        sendrecv(st, b, minus, plus);
+        break;
+      case Protocol::red_black: {
+        pack(jobs.send, fields);
+        auto sends = [&] {
+          if (plus >= 0) send(static_cast<size_t>(plus));
+          if (minus >= 0) send(static_cast<size_t>(minus));
+        };
+        auto recvs = [&] {
+          if (minus >= 0) recv(static_cast<size_t>(minus));
+          if (plus >= 0) recv(static_cast<size_t>(plus));
+        };
+        if (red_) {
+          sends();
+          recvs();
+        } else {
+          recvs();
+          sends();
+        }
+        break;
+      }
+    }
+    unpack(jobs.recv, fields);
+  }
+
+  void sendrecv(const Stage& st, StageBuffers& b, int to, int from) {
+    MPI_Comm comm = plan_.decomposition().comm();
+    const Link* sl = to >= 0 && !st.links[to].self && !st.links[to].send.empty() ? &st.links[to] : nullptr;
+    const Link* rl = from >= 0 && !st.links[from].self && !st.links[from].recv.empty() ? &st.links[from] : nullptr;
+    if (!sl && !rl) return;
+    std::byte none{};  // MPICH rejects null buffers even for zero counts
+    mpi_check(MPI_Sendrecv(sl ? b.send[to].data() : &none, sl ? static_cast<int>(sl->send.bytes) : 0, MPI_BYTE,
+                           sl ? sl->peer : MPI_PROC_NULL, sl ? sl->send.tag : 0, rl ? b.recv[from].data() : &none,
+                           rl ? static_cast<int>(rl->recv.bytes) : 0, MPI_BYTE, rl ? rl->peer : MPI_PROC_NULL,
+                           rl ? rl->recv.tag : 0, comm, MPI_STATUS_IGNORE),
+              "MPI_Sendrecv");
+  }
+
+  static int index_of(const Stage& st, int side) {
+    for (size_t i = 0; i < st.links.size(); ++i) {
+      const Offset& o = st.links[i].offset;
+      if (o[0] + o[1] + o[2] == side) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  Protocol protocol_;
+  bool red_ = true;
+  std::vector<StageBuffers> bufs_;
+  std::vector<Buffer> scratch_;  // for local copies
+  std::vector<Jobs> jobs_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_staged(const Plan& p) { return std::make_unique<Staged>(p, Protocol::staged); }
+std::unique_ptr<Strategy> make_sendrecv(const Plan& p) { return std::make_unique<Staged>(p, Protocol::sendrecv); }
+std::unique_ptr<Strategy> make_irecv_send(const Plan& p) { return std::make_unique<Staged>(p, Protocol::irecv_send); }
+std::unique_ptr<Strategy> make_isend_recv(const Plan& p) { return std::make_unique<Staged>(p, Protocol::isend_recv); }
+std::unique_ptr<Strategy> make_irecv_isend(const Plan& p) {
+  return std::make_unique<Staged>(p, Protocol::irecv_isend);
+}
+std::unique_ptr<Strategy> make_red_black(const Plan& p) { return std::make_unique<Staged>(p, Protocol::red_black); }
+
+}  // namespace haloex

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# bench_records.sh "LAUNCH" HALOEX DIR: run a tiny halo benchmark and check
+# that every JSON record parses and carries the metadata and the raw samples.
+set -eu
+(($# == 3)) || { echo "usage: bench_records.sh LAUNCH HALOEX DIR" >&2; exit 2; }
+launch=$1 haloex=$2 dir=$3
+[[ -x $haloex && ! -d $haloex ]] || { echo "not an executable: $haloex" >&2; exit 2; }
+rm -rf "$dir" && mkdir -p "$dir"
+$launch "$haloex" bench halo -m 6,8 -i 20 -r 3 -x 2 -s staged,direct,neighbor -o "$dir/halo.jsonl" -q | tee "$dir/table.txt"
+grep -q "^staged " "$dir/table.txt"
+test ! -e "$dir/halo.jsonl.tmp"
+python3 - "$dir/halo.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+assert len(rows) == 6, f"expected 2 sizes x 3 strategies, got {len(rows)} records"
+keys = ["benchmark", "haloex_version", "git_commit", "mpi_library", "mpi_standard", "host", "date_utc",
+        "ranks", "threads_per_rank", "strategy", "process_grid", "global_size", "local_size", "ncomp",
+        "halo_width", "dtype", "layout", "calls_per_sample", "time_per_call_s", "median_time_per_call_s",
+        "halo_bytes", "beff_bytes_per_s", "updates_per_core_per_s", "ratio_to_staged"]
+for r in rows:
+    missing = [k for k in keys if k not in r]
+    assert not missing, f"record lacks {missing}"
+    assert r["benchmark"] == "halo" and r["ranks"] == 2
+    assert len(r["time_per_call_s"]) == 3 and all(t > 0 for t in r["time_per_call_s"])
+    L = r["local_size"]
+    # 2 ranks on a 2x1x1 grid, periodic: every rank's full halo of L^3 sites.
+    assert r["global_size"] == [2 * L, L, L]
+    assert r["halo_bytes"] == (6 * L * L + 12 * L + 8) * 19 * 8, r["halo_bytes"]
+    med = sorted(r["time_per_call_s"])[1]
+    assert abs(r["median_time_per_call_s"] - med) < 1e-15
+    assert abs(r["beff_bytes_per_s"] - r["halo_bytes"] / med) <= 1e-9 * r["beff_bytes_per_s"]
+    if r["strategy"] == "staged":
+        assert r["ratio_to_staged"] == 1.0
+print(f"{len(rows)} records OK")
+PY

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# consumer.sh SOURCE BUILD WORK "LAUNCH" GENERATOR: install haloex from BUILD
+# into WORK/prefix, build examples/consumer against it with find_package,
+# and run it on 2 ranks.
+set -eu
+src=$1 build=$2 work=$3 launch=$4 generator=$5
+rm -rf "$work" && mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix"
+cmake -S "$src/examples/consumer" -B "$work/build" -G "$generator" -DCMAKE_PREFIX_PATH="$work/prefix"
+cmake --build "$work/build"
+$launch "$work/build/heat_halo" staged
+$launch "$work/build/heat_halo" neighbor

@@ -1,0 +1,87 @@
+#pragma once
+// The independent expectation for halo tests: every (global site, component)
+// gets a unique value from its global index; every halo element starts as a
+// unique negative sentinel. After an exchange, an element holds the value of
+// its periodic image if that image exists and the component was asked for,
+// and its own sentinel otherwise.
+#include <mpi.h>
+
+#include <cstdio>
+#include <functional>
+
+#include "haloex/field/field.hpp"
+
+namespace haloex::test {
+
+/// Which components the test expects in halo region o (empty: all).
+using Expect = std::function<bool(const Offset&, int)>;
+
+inline double global_value(const Decomposition& dec, const std::array<long, 3>& g, int c, int ncomp) {
+  const long lin = (g[0] * dec.global_size(1) + g[1]) * dec.global_size(2) + g[2];
+  return 1.0 + c + static_cast<double>(ncomp) * static_cast<double>(lin);
+}
+
+/// Interior gets global values, halo gets sentinels.
+template <class T>
+void initialise(Field<T>& f, const Decomposition& dec) {
+  const FieldShape& s = f.shape();
+  const Box all = s.allocated();
+  for (long i = all.lo[0]; i < all.hi[0]; ++i)
+    for (long j = all.lo[1]; j < all.hi[1]; ++j)
+      for (long k = all.lo[2]; k < all.hi[2]; ++k)
+        for (int c = 0; c < s.ncomp; ++c) {
+          const long e = s.element(i, j, k, c);
+          if (s.interior().contains(i, j, k))
+            f.data()[e] = static_cast<T>(global_value(dec, {dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k}, c, s.ncomp));
+          else
+            f.data()[e] = static_cast<T>(-1.0 - static_cast<double>(e));
+        }
+}
+
+/// Number of elements that differ from the expectation on this rank (the
+/// first few are printed with their coordinates).
+template <class T>
+long count_wrong(const Field<T>& f, const Decomposition& dec, const Expect& expect, const char* label) {
+  const FieldShape& s = f.shape();
+  const Box all = s.allocated();
+  long wrong = 0;
+  for (long i = all.lo[0]; i < all.hi[0]; ++i)
+    for (long j = all.lo[1]; j < all.hi[1]; ++j)
+      for (long k = all.lo[2]; k < all.hi[2]; ++k) {
+        const long loc[3] = {i, j, k};
+        Offset o{0, 0, 0};
+        std::array<long, 3> g{};
+        bool exists = true;
+        for (int d = 0; d < 3; ++d) {
+          o[d] = loc[d] < 0 ? -1 : (loc[d] >= s.local[d] ? 1 : 0);
+          g[d] = dec.offset(d) + loc[d];
+          if (g[d] < 0 || g[d] >= dec.global_size(d)) {
+            if (!dec.periodic(d)) exists = false;
+            g[d] = (g[d] % dec.global_size(d) + dec.global_size(d)) % dec.global_size(d);
+          }
+        }
+        const bool halo = o != Offset{0, 0, 0};
+        for (int c = 0; c < s.ncomp; ++c) {
+          const long e = s.element(i, j, k, c);
+          const bool filled = !halo || (exists && (!expect || expect(o, c)));
+          const T want = filled ? static_cast<T>(global_value(dec, g, c, s.ncomp)) : static_cast<T>(-1.0 - static_cast<double>(e));
+          const T got = f.data()[e];
+          if (std::memcmp(&got, &want, sizeof(T)) != 0) {
+            if (wrong < 5)
+              std::fprintf(stderr, "[%s] rank %d site (%ld,%ld,%ld) comp %d: got %.9g, want %.9g\n", label, dec.rank(), i,
+                           j, k, c, static_cast<double>(got), static_cast<double>(want));
+            ++wrong;
+          }
+        }
+      }
+  return wrong;
+}
+
+/// Sum over all ranks of comm.
+inline long global_sum(long v, MPI_Comm comm) {
+  long out = 0;
+  MPI_Allreduce(&v, &out, 1, MPI_LONG, MPI_SUM, comm);
+  return out;
+}
+
+}  // namespace haloex::test

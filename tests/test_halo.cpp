@@ -1,0 +1,317 @@
+// Every strategy against the global-index expectation, over the whole matrix
+// of dimensions, periodicity, halo widths, layouts, components and types.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <tuple>
+
+#include "halo_check.hpp"
+#include "haloex/halo/strategy.hpp"
+
+namespace haloex::test {
+namespace {
+
+// Sizes chosen so that every rank count from 1 to 8 splits them unevenly
+// and leaves every subdomain at least 2 sites thick.
+DecompositionSpec spec_of(int ndim, bool mixed) {
+  DecompositionSpec s;
+  s.ndim = ndim;
+  s.global = ndim == 3 ? std::array<long, 3>{11, 9, 7} : std::array<long, 3>{13, 10, 1};
+  // Mixed: x is a wall (non-periodic), the rest periodic. An odd number of
+  // ranks then lands on the non-periodic x, where red-black still works.
+  s.periodic = {!mixed, true, true};
+  return s;
+}
+
+int world_size() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+// Red-black cannot colour a periodic ring of odd length; computed here from
+// MPI_Dims_create directly, not from the library's decomposition.
+bool red_black_impossible(const std::string& strategy, const DecompositionSpec& s, std::array<int, 3> procs) {
+  if (strategy != "red-black") return false;
+  MPI_Dims_create(world_size(), s.ndim, procs.data());
+  for (int d = 0; d < s.ndim; ++d)
+    if (s.periodic[d] && procs[d] > 1 && procs[d] % 2) return true;
+  return false;
+}
+
+bool is_staged_family(const std::string& s) {
+  return s != "direct" && s != "direct-waitany" && s != "persistent" && s != "neighbor";
+}
+
+// Exchange once with begin/end and once more with exchange() on the same
+// strategy object (reused requests, buffers and datatype caches), checking
+// both against the expectation. Returns the global number of wrong elements.
+template <class T>
+long exchange_and_check(const std::string& strategy, const DecompositionSpec& spec, int ncomp, int halo, Layout layout,
+                        const ComponentPredicate& pred, const Expect& expect) {
+  Decomposition dec(MPI_COMM_WORLD, spec);
+  Field<T> f(dec, ncomp, halo, layout);
+  Plan plan(dec, {FieldSpec::of(f, pred)});
+  auto s = make_strategy(strategy, plan);
+  EXPECT_EQ(s->name(), strategy);
+  FieldView v = f.view();
+  initialise(f, dec);
+  s->begin({&v, 1});
+  EXPECT_TRUE(s->active());
+  s->end();
+  long wrong = count_wrong(f, dec, expect, strategy.c_str());
+  initialise(f, dec);
+  s->exchange({&v, 1});
+  wrong += count_wrong(f, dec, expect, strategy.c_str());
+  return global_sum(wrong, MPI_COMM_WORLD);
+}
+
+using MatrixParam = std::tuple<std::string, int, bool, int, Layout, int, ElementType>;
+
+class HaloMatrix : public ::testing::TestWithParam<MatrixParam> {};
+
+TEST_P(HaloMatrix, EveryHaloHoldsItsPeriodicImage) {
+  const auto& [strategy, ndim, mixed, halo, layout, ncomp, type] = GetParam();
+  const DecompositionSpec spec = spec_of(ndim, mixed);
+  if (red_black_impossible(strategy, spec, spec.procs)) {
+    Decomposition dec(MPI_COMM_WORLD, spec);
+    Field<double> f(dec, ncomp, halo, layout);
+    Plan plan(dec, {FieldSpec::of(f)});
+    EXPECT_THROW(make_strategy(strategy, plan), InputError);
+    return;
+  }
+  const long wrong = type == ElementType::f64
+                         ? exchange_and_check<double>(strategy, spec, ncomp, halo, layout, {}, {})
+                         : exchange_and_check<float>(strategy, spec, ncomp, halo, layout, {}, {});
+  EXPECT_EQ(wrong, 0);
+}
+
+std::string matrix_name(const ::testing::TestParamInfo<MatrixParam>& info) {
+  const auto& [strategy, ndim, mixed, halo, layout, ncomp, type] = info.param;
+  std::string n = strategy + "_" + std::to_string(ndim) + "d_" + (mixed ? "mixed" : "periodic") + "_h" +
+                  std::to_string(halo) + "_" + to_string(layout) + "_q" + std::to_string(ncomp) + "_" + to_string(type);
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStrategies, HaloMatrix,
+                         ::testing::Combine(::testing::ValuesIn(strategy_names()), ::testing::Values(2, 3),
+                                            ::testing::Values(false, true), ::testing::Values(1, 2),
+                                            ::testing::Values(Layout::aos, Layout::soa), ::testing::Values(1, 19),
+                                            ::testing::Values(ElementType::f64, ElementType::f32)),
+                         matrix_name);
+
+// --- Reduced plans ---------------------------------------------------------
+
+// The test's own velocity sets (not the library's).
+std::vector<Offset> d2q9() {
+  return {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {1, 1, 0}, {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}};
+}
+std::vector<Offset> d3q19() {
+  std::vector<Offset> v{{0, 0, 0}};
+  for (int x = -1; x <= 1; ++x)
+    for (int y = -1; y <= 1; ++y)
+      for (int z = -1; z <= 1; ++z) {
+        const int n = (x != 0) + (y != 0) + (z != 0);
+        if (n == 1 || n == 2) v.push_back({x, y, z});
+      }
+  return v;
+}
+
+// Population i is needed in halo region o when it streams from there into
+// the interior: its velocity is -o along every dimension where o is non-zero.
+Expect streams_in(const std::vector<Offset>& vel) {
+  return [vel](const Offset& o, int c) {
+    for (int d = 0; d < 3; ++d)
+      if (o[d] != 0 && vel[c][d] != -o[d]) return false;
+    return true;
+  };
+}
+
+using ReducedParam = std::tuple<std::string, int, Layout, ElementType>;
+class ReducedPlan : public ::testing::TestWithParam<ReducedParam> {};
+
+TEST_P(ReducedPlan, ExactlyTheCrossingPopulationsArrive) {
+  const auto& [strategy, ndim, layout, type] = GetParam();
+  const DecompositionSpec spec = spec_of(ndim, true);
+  if (red_black_impossible(strategy, spec, spec.procs)) GTEST_SKIP() << "grid has an odd periodic ring";
+  const auto vel = ndim == 3 ? d3q19() : d2q9();
+  const int q = static_cast<int>(vel.size());
+  const long wrong =
+      type == ElementType::f64
+          ? exchange_and_check<double>(strategy, spec, q, 1, layout, crossing_components(vel), streams_in(vel))
+          : exchange_and_check<float>(strategy, spec, q, 1, layout, crossing_components(vel), streams_in(vel));
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST_P(ReducedPlan, ArbitrarySelectionIsExactOrRefused) {
+  const auto& [strategy, ndim, layout, type] = GetParam();
+  const DecompositionSpec spec = spec_of(ndim, false);
+  if (red_black_impossible(strategy, spec, spec.procs)) GTEST_SKIP() << "grid has an odd periodic ring";
+  // A selection with no structure: faces do not contain what edges need.
+  auto pick = [](const Offset& o, int c) { return (offset_index(o) * 7 + c * 3) % 5 < 2; };
+  if (is_staged_family(strategy)) {
+    Decomposition dec(MPI_COMM_WORLD, spec);
+    Field<double> f(dec, 6, 1, layout);
+    Plan plan(dec, {FieldSpec::of(f, pick)});
+    EXPECT_FALSE(plan.staged_problem().empty());
+    EXPECT_THROW(make_strategy(strategy, plan), InputError);
+    return;
+  }
+  const long wrong = type == ElementType::f64 ? exchange_and_check<double>(strategy, spec, 6, 1, layout, pick, pick)
+                                              : exchange_and_check<float>(strategy, spec, 6, 1, layout, pick, pick);
+  EXPECT_EQ(wrong, 0);
+}
+
+std::string reduced_name(const ::testing::TestParamInfo<ReducedParam>& info) {
+  const auto& [strategy, ndim, layout, type] = info.param;
+  std::string n = strategy + "_" + std::to_string(ndim) + "d_" + to_string(layout) + "_" + to_string(type);
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStrategies, ReducedPlan,
+                         ::testing::Combine(::testing::ValuesIn(strategy_names()), ::testing::Values(2, 3),
+                                            ::testing::Values(Layout::aos, Layout::soa),
+                                            ::testing::Values(ElementType::f64, ElementType::f32)),
+                         reduced_name);
+
+// --- Several fields in one exchange ----------------------------------------
+
+class MultiField : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MultiField, DifferentTypesLayoutsAndWidthsTravelTogether) {
+  const std::string strategy = GetParam();
+  const DecompositionSpec spec = spec_of(3, true);
+  if (red_black_impossible(strategy, spec, spec.procs)) GTEST_SKIP() << "grid has an odd periodic ring";
+  Decomposition dec(MPI_COMM_WORLD, spec);
+  Field<double> a(dec, 19, 1, Layout::aos);
+  Field<float> b(dec, 3, 2, Layout::soa);
+  auto not_one = [](const Offset&, int c) { return c != 1; };
+  Plan plan(dec, {FieldSpec::of(a), FieldSpec::of(b, not_one)});
+  auto s = make_strategy(strategy, plan);
+  initialise(a, dec);
+  initialise(b, dec);
+  const FieldView views[] = {a.view(), b.view()};
+  s->exchange(views);
+  const long wrong = count_wrong(a, dec, {}, "a") + count_wrong(b, dec, not_one, "b");
+  EXPECT_EQ(global_sum(wrong, MPI_COMM_WORLD), 0);
+  // The wrong number of fields is refused, not misread.
+  EXPECT_THROW(s->exchange({views, 1}), Error);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStrategies, MultiField, ::testing::ValuesIn(strategy_names()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+// --- Bit-identical across strategies and against a 1-rank run ---------------
+
+using ConsistencyParam = std::tuple<int, bool, Layout>;
+class Consistency : public ::testing::TestWithParam<ConsistencyParam> {};
+
+TEST_P(Consistency, AllStrategiesAndOneRankAgreeBitForBit) {
+  const auto& [ndim, mixed, layout] = GetParam();
+  const DecompositionSpec spec = spec_of(ndim, mixed);
+  const int ncomp = 19, halo = 2;
+
+  // The whole lattice on this rank alone (MPI_COMM_SELF), exchanged once.
+  DecompositionSpec one = spec;
+  one.procs = {0, 0, 0};
+  Decomposition whole(MPI_COMM_SELF, one);
+  Field<double> ref(whole, ncomp, halo, layout);
+  Plan ref_plan(whole, {FieldSpec::of(ref)});
+  initialise(ref, whole);
+  FieldView rv = ref.view();
+  make_strategy("direct", ref_plan)->exchange({&rv, 1});
+
+  Decomposition dec(MPI_COMM_WORLD, spec);
+  std::vector<double> first;
+  long differ_between = 0, differ_from_one = 0;
+  for (const std::string& name : strategy_names()) {
+    if (red_black_impossible(name, spec, spec.procs)) continue;
+    Field<double> f(dec, ncomp, halo, layout);
+    Plan plan(dec, {FieldSpec::of(f)});
+    initialise(f, dec);
+    FieldView v = f.view();
+    make_strategy(name, plan)->exchange({&v, 1});
+    if (first.empty())
+      first.assign(f.data(), f.data() + f.size());
+    else if (std::memcmp(first.data(), f.data(), f.size() * sizeof(double)) != 0)
+      ++differ_between;
+    // Every element whose global position exists in the 1-rank run matches it.
+    const FieldShape& s = f.shape();
+    const Box all = s.allocated();
+    for (long i = all.lo[0]; i < all.hi[0]; ++i)
+      for (long j = all.lo[1]; j < all.hi[1]; ++j)
+        for (long k = all.lo[2]; k < all.hi[2]; ++k) {
+          const long g[3] = {dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k};
+          bool defined = true;
+          for (int d = 0; d < 3; ++d)
+            if (!dec.periodic(d) && (g[d] < 0 || g[d] >= dec.global_size(d))) defined = false;
+          if (!defined) continue;
+          for (int c = 0; c < ncomp; ++c)
+            if (f(i, j, k, c) != ref(g[0], g[1], g[2], c)) ++differ_from_one;
+        }
+  }
+  EXPECT_EQ(global_sum(differ_between, MPI_COMM_WORLD), 0);
+  EXPECT_EQ(global_sum(differ_from_one, MPI_COMM_WORLD), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Grids, Consistency,
+                         ::testing::Combine(::testing::Values(2, 3), ::testing::Values(false, true),
+                                            ::testing::Values(Layout::aos, Layout::soa)));
+
+// --- The neighbourhood-collective trap --------------------------------------
+
+// Periodic dimensions with 1 or 2 ranks join one pair of ranks by several
+// edges; the neighbor strategy must still put every block in its place.
+TEST(NeighborTrap, PeriodicDimensionsWithOneOrTwoRanks) {
+  const int n = world_size();
+  std::vector<std::pair<int, std::array<int, 3>>> grids;
+  for (int ndim : {2, 3})
+    for (int px = 1; px <= n; ++px)
+      for (int py = 1; py <= n; ++py)
+        for (int pz = 1; pz <= (ndim == 3 ? n : 1); ++pz)
+          if (px * py * pz == n && std::min({px, py, pz}) <= 2) grids.push_back({ndim, {px, py, pz}});
+  ASSERT_FALSE(grids.empty()) << "no grid with 1 or 2 ranks along some dimension for " << n << " ranks";
+  for (const auto& [ndim, procs] : grids) {
+    DecompositionSpec spec = spec_of(ndim, false);
+    spec.global = {16, 16, ndim == 3 ? 16 : 1};
+    spec.procs = procs;
+    for (const char* strategy : {"neighbor", "direct"}) {
+      const long wrong = exchange_and_check<double>(strategy, spec, 19, 1, Layout::aos, {}, {});
+      EXPECT_EQ(wrong, 0) << strategy << " on " << procs[0] << "x" << procs[1] << "x" << procs[2];
+    }
+  }
+}
+
+// --- Threaded packing on larger fields --------------------------------------
+
+// Large enough that packing runs on the OpenMP team (run with
+// OMP_NUM_THREADS=2), with full and reduced plans.
+TEST(HaloLarge, ThreadedPackingFillsHalosExactly) {
+  DecompositionSpec spec;
+  spec.ndim = 3;
+  spec.global = {40, 36, 30};
+  spec.periodic = {true, false, true};
+  const auto vel = d3q19();
+  for (const std::string& name : strategy_names()) {
+    if (red_black_impossible(name, spec, spec.procs)) continue;
+    for (Layout layout : {Layout::aos, Layout::soa}) {
+      EXPECT_EQ(exchange_and_check<double>(name, spec, 19, 1, layout, {}, {}), 0) << name;
+      EXPECT_EQ(exchange_and_check<double>(name, spec, 19, 1, layout, crossing_components(vel), streams_in(vel)), 0)
+          << name << " reduced";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace haloex::test
