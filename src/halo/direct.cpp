@@ -40,8 +40,8 @@ class Direct final : public Strategy {
       }
     }
     reqs_.resize(recv_links_.size() + send_links_.size(), MPI_REQUEST_NULL);
-    recv_jobs_ = detail::remote_recvs(st, bufs_);
-    send_jobs_ = detail::remote_sends(st, bufs_);
+    recv_jobs_ = detail::remote_jobs(st, bufs_.recv, &Link::recv);
+    send_jobs_ = detail::remote_jobs(st, bufs_.send, &Link::send);
   }
 
   std::string_view name() const override {

@@ -8,22 +8,13 @@
 
 namespace haloex::detail {
 
-/// Pack jobs for the non-empty sends to other ranks.
-inline std::vector<PackJob> remote_sends(const Stage& stage, StageBuffers& bufs) {
+/// Pack jobs for the non-empty messages to or from other ranks: `which` is
+/// &Link::send with bufs.send, or &Link::recv with bufs.recv.
+inline std::vector<PackJob> remote_jobs(const Stage& stage, std::vector<Buffer>& bufs, Message Link::*which) {
   std::vector<PackJob> jobs;
   for (size_t i = 0; i < stage.links.size(); ++i) {
     const Link& l = stage.links[i];
-    if (!l.self && !l.send.empty()) jobs.push_back({&l.send, bufs.send[i].data()});
-  }
-  return jobs;
-}
-
-/// Pack jobs for the non-empty receives from other ranks.
-inline std::vector<PackJob> remote_recvs(const Stage& stage, StageBuffers& bufs) {
-  std::vector<PackJob> jobs;
-  for (size_t i = 0; i < stage.links.size(); ++i) {
-    const Link& l = stage.links[i];
-    if (!l.self && !l.recv.empty()) jobs.push_back({&l.recv, bufs.recv[i].data()});
+    if (!l.self && !(l.*which).empty()) jobs.push_back({&(l.*which), bufs[i].data()});
   }
   return jobs;
 }

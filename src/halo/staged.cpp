@@ -42,12 +42,13 @@ class Staged final : public Strategy {
       for (int d = 0; d < dec.ndim(); ++d) sum += dec.coord(d);
       red_ = sum % 2 == 0;
     }
+    reqs_.reserve(4);
     for (const Stage& st : plan.staged()) {
       bufs_.emplace_back(st);
       scratch_.emplace_back(detail::self_copy_bytes(st));
       Jobs j;
-      j.send = detail::remote_sends(st, bufs_.back());
-      j.recv = detail::remote_recvs(st, bufs_.back());
+      j.send = detail::remote_jobs(st, bufs_.back().send, &Link::send);
+      j.recv = detail::remote_jobs(st, bufs_.back().recv, &Link::recv);
       jobs_.push_back(std::move(j));
     }
   }
@@ -72,8 +73,8 @@ class Staged final : public Strategy {
 
   void exchange_stage(const Stage& st, StageBuffers& b, const Jobs& jobs, std::span<const FieldView> fields) {
     MPI_Comm comm = plan_.decomposition().comm();
-    std::vector<MPI_Request> reqs;
-    reqs.reserve(2 * st.links.size());
+    std::vector<MPI_Request>& reqs = reqs_;
+    reqs.clear();
     auto irecv = [&](size_t i) {
       const Link& l = st.links[i];
       if (l.self || l.recv.empty()) return;
@@ -193,6 +194,7 @@ class Staged final : public Strategy {
   std::vector<StageBuffers> bufs_;
   std::vector<Buffer> scratch_;  // for local copies
   std::vector<Jobs> jobs_;
+  std::vector<MPI_Request> reqs_;  // kept to avoid an allocation per stage
 };
 
 }  // namespace
