@@ -12,7 +12,7 @@ class Direct final : public Strategy {
  public:
   enum class Mode { waitall, waitany, persistent };
 
-  Direct(const Plan& plan, Mode mode) : Strategy(plan), mode_(mode), bufs_(plan.direct()), scratch_(detail::self_copy_bytes(plan.direct())) {
+  Direct(const Plan& plan, Mode mode) : Strategy(plan), mode_(mode), bufs_(plan.direct()) {
     const Stage& st = plan.direct();
     MPI_Comm comm = plan.decomposition().comm();
     for (size_t i = 0; i < st.links.size(); ++i) {
@@ -77,7 +77,7 @@ class Direct final : public Strategy {
       }
     }
     // Local copies overlap with the messages in flight.
-    detail::copy_self(st, scratch_, fields);
+    detail::copy_self(st, fields);
   }
 
   void do_end(std::span<const FieldView> fields) override {
@@ -99,7 +99,6 @@ class Direct final : public Strategy {
 
   Mode mode_;
   StageBuffers bufs_;
-  Buffer scratch_;  // for local copies
   std::vector<size_t> recv_links_, send_links_;
   std::vector<PackJob> recv_jobs_, send_jobs_;
   std::vector<MPI_Request> reqs_;

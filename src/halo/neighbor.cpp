@@ -19,7 +19,7 @@ T* never_null(std::vector<T>& v) {
 
 class Neighbor final : public Strategy {
  public:
-  explicit Neighbor(const Plan& plan) : Strategy(plan), scratch_(detail::self_copy_bytes(plan.direct())) {
+  explicit Neighbor(const Plan& plan) : Strategy(plan) {
     const Stage& st = plan.direct();
     // A periodic dimension with 1 or 2 ranks, or a grid with one rank along
     // some dimension, joins one pair of ranks by several messages. How blocks
@@ -109,7 +109,7 @@ class Neighbor final : public Strategy {
                                       recv_buf_.data(), never_null(recv_counts_), never_null(recv_displs_), MPI_BYTE,
                                       graph_.get(), &req_),
               "MPI_Ineighbor_alltoallv");
-    detail::copy_self(plan_.direct(), scratch_, fields);
+    detail::copy_self(plan_.direct(), fields);
   }
 
   void do_end(std::span<const FieldView> fields) override {
@@ -117,7 +117,6 @@ class Neighbor final : public Strategy {
     unpack(recv_jobs_, fields);
   }
 
-  Buffer scratch_;  // for local copies
   Comm graph_;
   Buffer send_buf_, recv_buf_;
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;

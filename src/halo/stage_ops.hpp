@@ -1,6 +1,5 @@
 #pragma once
 // Helpers the strategies share for one stage of a plan (internal header).
-#include <algorithm>
 #include <vector>
 
 #include "haloex/halo/pack.hpp"
@@ -19,18 +18,10 @@ inline std::vector<PackJob> remote_jobs(const Stage& stage, std::vector<Buffer>&
   return jobs;
 }
 
-/// Scratch bytes copy_self needs for this stage.
-inline size_t self_copy_bytes(const Stage& stage) {
-  size_t n = 0;
-  for (const Link& l : stage.links)
-    if (l.self) n = std::max(n, l.send.bytes);
-  return n;
-}
-
 /// Fill the halos this rank sends to itself (periodic dimension with one rank).
-inline void copy_self(const Stage& stage, Buffer& scratch, std::span<const FieldView> fields) {
+inline void copy_self(const Stage& stage, std::span<const FieldView> fields) {
   for (const Link& l : stage.links)
-    if (l.self && !l.send.empty()) copy_local(l.send, stage.links[l.partner].recv, fields, scratch.data());
+    if (l.self && !l.send.empty()) copy_local(l.send, stage.links[l.partner].recv, fields);
 }
 
 }  // namespace haloex::detail

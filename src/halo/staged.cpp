@@ -45,7 +45,6 @@ class Staged final : public Strategy {
     reqs_.reserve(4);
     for (const Stage& st : plan.staged()) {
       bufs_.emplace_back(st);
-      scratch_.emplace_back(detail::self_copy_bytes(st));
       Jobs j;
       j.send = detail::remote_jobs(st, bufs_.back().send, &Link::send);
       j.recv = detail::remote_jobs(st, bufs_.back().recv, &Link::recv);
@@ -65,7 +64,7 @@ class Staged final : public Strategy {
   void do_begin(std::span<const FieldView> fields) override {
     const auto& stages = plan_.staged();
     for (size_t d = 0; d < stages.size(); ++d) {
-      detail::copy_self(stages[d], scratch_[d], fields);
+      detail::copy_self(stages[d], fields);
       exchange_stage(stages[d], bufs_[d], jobs_[d], fields);
     }
   }
@@ -192,7 +191,6 @@ class Staged final : public Strategy {
   Protocol protocol_;
   bool red_ = true;
   std::vector<StageBuffers> bufs_;
-  std::vector<Buffer> scratch_;  // for local copies
   std::vector<Jobs> jobs_;
   std::vector<MPI_Request> reqs_;  // kept to avoid an allocation per stage
 };

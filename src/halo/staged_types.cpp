@@ -79,7 +79,6 @@ class StagedTypes final : public Strategy {
  public:
   explicit StagedTypes(const Plan& plan) : Strategy(plan) {
     if (!plan.staged_problem().empty()) throw InputError("staged-types cannot serve this plan: " + plan.staged_problem());
-    for (const Stage& st : plan.staged()) scratch_.emplace_back(detail::self_copy_bytes(st));
   }
   std::string_view name() const override { return "staged-types"; }
 
@@ -115,7 +114,7 @@ class StagedTypes final : public Strategy {
     std::vector<MPI_Request> reqs;
     for (size_t d = 0; d < stages.size(); ++d) {
       const Stage& st = stages[d];
-      detail::copy_self(st, scratch_[d], fields);
+      detail::copy_self(st, fields);
       reqs.clear();
       for (size_t i = 0; i < st.links.size(); ++i) {
         const Link& l = st.links[i];
@@ -135,7 +134,6 @@ class StagedTypes final : public Strategy {
   }
   void do_end(std::span<const FieldView>) override {}
 
-  std::vector<Buffer> scratch_;  // for local copies
   std::map<std::vector<const std::byte*>, TypeSet> cache_;
 };
 

@@ -29,8 +29,8 @@ void pack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
 void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
 
 /// Copy what `send` describes straight into what `recv` describes, for a rank
-/// that is its own neighbour. `scratch` must hold send.bytes.
-void copy_local(const Message& send, const Message& recv, std::span<const FieldView> fields, std::byte* scratch);
+/// that is its own neighbour (no buffer in between).
+void copy_local(const Message& send, const Message& recv, std::span<const FieldView> fields);
 
 /// A 64-byte aligned byte buffer.
 class Buffer {
