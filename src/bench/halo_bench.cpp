@@ -2,9 +2,7 @@
 
 #include <omp.h>
 
-#include <cstdio>
 #include <iomanip>
-#include <map>
 #include <memory>
 #include <ostream>
 #include <sstream>
