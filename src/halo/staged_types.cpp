@@ -111,7 +111,7 @@ class StagedTypes final : public Strategy {
     const TypeSet& ts = types_for(fields);
     MPI_Comm comm = plan_.decomposition().comm();
     const auto& stages = plan_.staged();
-    std::vector<MPI_Request> reqs;
+    std::vector<MPI_Request>& reqs = reqs_;
     for (size_t d = 0; d < stages.size(); ++d) {
       const Stage& st = stages[d];
       detail::copy_self(st, fields);
@@ -135,6 +135,7 @@ class StagedTypes final : public Strategy {
   void do_end(std::span<const FieldView>) override {}
 
   std::map<std::vector<const std::byte*>, TypeSet> cache_;
+  std::vector<MPI_Request> reqs_;  // kept to avoid an allocation per exchange
 };
 
 }  // namespace
