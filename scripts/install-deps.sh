@@ -13,17 +13,18 @@ declare -A why=(
   [libopenmpi-dev]="MPI headers and libraries (Open MPI)"
   [libcli11-dev]="command-line parsing for the haloex program"
   [nlohmann-json3-dev]="JSON result records"
+  [libtomlplusplus-dev]="TOML case files of the LB solver (toml++)"
   [libgtest-dev]="C++ unit tests"
   [python3]="checks of the benchmark's JSON records in the tests"
 )
-packages=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libgtest-dev python3)
+packages=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev python3)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   missing=()
   for c in cmake ninja c++ mpicxx mpirun python3; do command -v "$c" >/dev/null 2>&1 || missing+=("$c"); done
   if ((${#missing[@]})); then
     echo "haloex needs: a C++20 compiler with OpenMP, CMake >= 3.20, Ninja, an MPI library (Open MPI or MPICH)," >&2
-    echo "CLI11, nlohmann-json, GoogleTest and python3. Not found on PATH: ${missing[*]}" >&2
+    echo "CLI11, nlohmann-json, toml++ (tomlplusplus), GoogleTest and python3. Not found on PATH: ${missing[*]}" >&2
     exit 1
   fi
   exit 0

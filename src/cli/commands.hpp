@@ -15,4 +15,10 @@ void add_info(CLI::App& app, Runner& run);
 /// `haloex bench halo`: time every halo strategy.
 void add_bench_halo(CLI::App& bench, Runner& run);
 
+/// `haloex lb case.toml`: run a lattice Boltzmann case.
+void add_lb(CLI::App& app, Runner& run);
+
+/// `haloex bench lb`: LB kernels against the machine's memory bandwidth.
+void add_bench_lb(CLI::App& bench, Runner& run);
+
 }  // namespace haloex::cli

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "haloex/build_info.hpp"
 #include "haloex/core/error.hpp"
+#include "haloex/lb/monitor.hpp"
 
 namespace {
 
@@ -43,9 +44,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   haloex::cli::Runner run;
   haloex::cli::add_info(app, run);
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo)");
+  haloex::cli::add_lb(app, run);
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb)");
   bench->require_subcommand(1);
   haloex::cli::add_bench_halo(*bench, run);
+  haloex::cli::add_bench_lb(*bench, run);
 
   try {
     app.parse(argc, argv);
@@ -62,6 +65,10 @@ int main(int argc, char** argv) {
                                std::to_string(omp_get_max_threads()) +
                                " OpenMP threads were asked for; set OMP_NUM_THREADS=1");
     return run();
+  } catch (const haloex::lb::UnstableRun& e) {
+    // Every rank saw the same reduced values: stop cleanly, once.
+    if (root) std::cerr << "haloex: error: " << e.what() << std::endl;
+    return 3;
   } catch (const haloex::InputError& e) {
     // Found identically on every rank: say it once, finalise cleanly.
     if (root) std::cerr << "haloex: error: " << e.what() << std::endl;

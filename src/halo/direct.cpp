@@ -77,7 +77,7 @@ class Direct final : public Strategy {
       }
     }
     // Local copies overlap with the messages in flight.
-    detail::copy_self(st, fields);
+    copy_self(st, fields);
   }
 
   void do_end(std::span<const FieldView> fields) override {

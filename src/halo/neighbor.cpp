@@ -109,7 +109,7 @@ class Neighbor final : public Strategy {
                                       recv_buf_.data(), never_null(recv_counts_), never_null(recv_displs_), MPI_BYTE,
                                       graph_.get(), &req_),
               "MPI_Ineighbor_alltoallv");
-    detail::copy_self(plan_.direct(), fields);
+    copy_self(plan_.direct(), fields);
   }
 
   void do_end(std::span<const FieldView> fields) override {

@@ -179,6 +179,74 @@ Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields) : dec_(&dec)
   }
 }
 
+Plan Plan::transposed(const std::vector<Offset>& writer) const {
+  for (const FieldSpec& f : fields_)
+    if (f.shape.ncomp != static_cast<int>(writer.size()))
+      throw Error("transposed plan: a field has " + std::to_string(f.shape.ncomp) + " components but " +
+                  std::to_string(writer.size()) + " writer displacements were given");
+  const int ndim = dec_->ndim();
+  // stage_dim < 0: the direct pattern. Returns the message with each part
+  // split by component into the boxes whose writers this route reaches.
+  auto trim = [&](const Message& m, const Offset& link, int stage_dim) {
+    Message out;
+    out.tag = m.tag;
+    for (const Part& p : m.parts) {
+      const FieldShape& s = fields_[p.field].shape;
+      std::vector<std::pair<Box, std::vector<int>>> groups;
+      for (int c : p.comps) {
+        Box b = p.box;
+        for (int e = 0; e < ndim; ++e) {
+          const long n = s.local[e];
+          const int v = writer[c][e];
+          if (v == 0 || (stage_dim < 0 ? link[e] != 0 : e == stage_dim)) continue;
+          if (b.lo[e] < 0 || b.hi[e] > n) continue;  // a halo range: the components already fit
+          bool keep_low = false, keep_high = false;
+          if (stage_dim >= 0 && e > stage_dim) {
+            // An earlier reverse stage brought what neighbours along e wrote,
+            // unless there is no neighbour (a wall).
+            Offset lo{0, 0, 0}, hi{0, 0, 0};
+            lo[e] = -1;
+            hi[e] = 1;
+            keep_low = dec_->neighbour(lo) != MPI_PROC_NULL;
+            keep_high = dec_->neighbour(hi) != MPI_PROC_NULL;
+          }
+          // Writer h - v must lie in [0, n) along e.
+          if (v > 0 && !keep_low) b.lo[e] = std::max(b.lo[e], static_cast<long>(v));
+          if (v < 0 && !keep_high) b.hi[e] = std::min(b.hi[e], n + v);
+        }
+        if (b.empty()) continue;
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == b; });
+        if (g == groups.end()) groups.push_back({b, {c}});
+        else g->second.push_back(c);
+      }
+      for (auto& [box, comps] : groups) add_part(out, p.field, box, std::move(comps), s);
+    }
+    size_t at = 0;
+    for (Part& p : out.parts) {
+      p.offset = at;
+      at += p.bytes;
+    }
+    out.bytes = at;
+    return out;
+  };
+  Plan t = *this;
+  for (Link& l : t.direct_.links) {
+    // Tags travel with their messages, so the peer's reversed receive still
+    // matches our reversed send.
+    Message send = trim(l.recv, l.offset, -1), recv = trim(l.send, l.offset, -1);
+    l.send = std::move(send);
+    l.recv = std::move(recv);
+  }
+  for (size_t d = 0; d < t.staged_.size(); ++d)
+    for (Link& l : t.staged_[d].links) {
+      Message send = trim(l.recv, l.offset, static_cast<int>(d)), recv = trim(l.send, l.offset, static_cast<int>(d));
+      l.send = std::move(send);
+      l.recv = std::move(recv);
+    }
+  std::reverse(t.staged_.begin(), t.staged_.end());
+  return t;
+}
+
 size_t Plan::halo_bytes() const {
   size_t b = 0;
   for (const Link& l : direct_.links) b += l.recv.bytes;

@@ -64,7 +64,7 @@ class Staged final : public Strategy {
   void do_begin(std::span<const FieldView> fields) override {
     const auto& stages = plan_.staged();
     for (size_t d = 0; d < stages.size(); ++d) {
-      detail::copy_self(stages[d], fields);
+      copy_self(stages[d], fields);
       exchange_stage(stages[d], bufs_[d], jobs_[d], fields);
     }
   }

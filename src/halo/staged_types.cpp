@@ -114,7 +114,7 @@ class StagedTypes final : public Strategy {
     std::vector<MPI_Request>& reqs = reqs_;
     for (size_t d = 0; d < stages.size(); ++d) {
       const Stage& st = stages[d];
-      detail::copy_self(st, fields);
+      copy_self(st, fields);
       reqs.clear();
       for (size_t i = 0; i < st.links.size(); ++i) {
         const Link& l = st.links[i];

@@ -1,19 +1,44 @@
 #include "haloex/halo/strategy.hpp"
 
+#include "stage_ops.hpp"
+
 namespace haloex {
 
 void Strategy::begin(std::span<const FieldView> fields) {
   if (active_) throw Error(std::string(name()) + ": begin() called again before end()");
   plan_.check(fields);
   fields_.assign(fields.begin(), fields.end());
+  const double t0 = MPI_Wtime();
   do_begin(fields_);
+  times_.begin_s += MPI_Wtime() - t0;
+  ++times_.exchanges;
   active_ = true;
 }
 
 void Strategy::end() {
   if (!active_) throw Error(std::string(name()) + ": end() called without begin()");
+  const double t0 = MPI_Wtime();
   do_end(fields_);
+  times_.end_s += MPI_Wtime() - t0;
   active_ = false;
+}
+
+void Strategy::pack(std::span<const PackJob> jobs, std::span<const FieldView> fields) {
+  const double t0 = MPI_Wtime();
+  haloex::pack(jobs, fields);
+  times_.pack_s += MPI_Wtime() - t0;
+}
+
+void Strategy::unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields) {
+  const double t0 = MPI_Wtime();
+  haloex::unpack(jobs, fields);
+  times_.unpack_s += MPI_Wtime() - t0;
+}
+
+void Strategy::copy_self(const Stage& stage, std::span<const FieldView> fields) {
+  const double t0 = MPI_Wtime();
+  detail::copy_self(stage, fields);
+  times_.pack_s += MPI_Wtime() - t0;
 }
 
 std::vector<std::string> strategy_names() {

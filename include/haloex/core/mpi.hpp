@@ -63,6 +63,20 @@ class Datatype {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
 };
 
+/// Owns a user-defined reduction operation and frees it.
+class Op {
+ public:
+  Op() = default;
+  Op(MPI_User_function* fn, bool commutative);
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
+  ~Op();
+  MPI_Op get() const { return op_; }
+
+ private:
+  MPI_Op op_ = MPI_OP_NULL;
+};
+
 /// Persistent requests that must be freed (MPI_Request_free) when done with.
 class PersistentRequests {
  public:

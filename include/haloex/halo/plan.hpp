@@ -89,6 +89,16 @@ class Plan {
   /// edges or corners need).
   const std::string& staged_problem() const { return staged_problem_; }
 
+  /// The same exchange run backwards, for values a kernel wrote into the
+  /// halo (the AA pattern's outgoing populations): every message goes from
+  /// the region it used to fill back to the region it was taken from, stages
+  /// in reverse order, and received values overwrite. Component c of a halo
+  /// site h is taken to hold what the site h - writer[c] wrote; each message
+  /// carries only the (site, component) pairs whose writer its route really
+  /// reaches, so no location receives a value nobody wrote (next to walls, or
+  /// from a less direct link) and locations written locally stay untouched.
+  /// Throws Error unless every field has writer.size() components.
+  Plan transposed(const std::vector<Offset>& writer) const;
   /// Bytes one exchange brings into this rank's halos (local copies included).
   size_t halo_bytes() const;
   /// Messages one direct exchange sends to other ranks.

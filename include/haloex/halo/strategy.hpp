@@ -7,9 +7,21 @@
 #include <string_view>
 #include <vector>
 
+#include "haloex/halo/pack.hpp"
 #include "haloex/halo/plan.hpp"
 
 namespace haloex {
+
+/// Where the exchanges of one strategy spent their time, summed over calls.
+/// MPI time (posting, transfer, waiting) is what begin and end took beyond
+/// packing and unpacking.
+struct HaloTimes {
+  double begin_s = 0, end_s = 0;  // wall time inside begin() and end()
+  double pack_s = 0;              // packing, local copies included
+  double unpack_s = 0;
+  long exchanges = 0;
+  double mpi_s() const { return begin_s + end_s - pack_s - unpack_s; }
+};
 
 /// Executes a plan. begin() starts filling the halos of the given fields,
 /// end() completes it; the interior may be read and the parts of it that feed
@@ -30,14 +42,24 @@ class Strategy {
   }
   /// Whether an exchange is in flight.
   bool active() const { return active_; }
+  /// Time spent so far, by phase.
+  const HaloTimes& times() const { return times_; }
+  /// Start the time accounting afresh (after a warm-up, say).
+  void reset_times() { times_ = HaloTimes{}; }
 
  protected:
   explicit Strategy(const Plan& plan) : plan_(plan) {}
   virtual void do_begin(std::span<const FieldView> fields) = 0;
   virtual void do_end(std::span<const FieldView> fields) = 0;
+  // Timed packing: derived classes call these, which hide the free functions.
+  void pack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
+  void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
+  void copy_self(const Stage& stage, std::span<const FieldView> fields);
+
   const Plan& plan_;
 
  private:
+  HaloTimes times_;
   bool active_ = false;
   std::vector<FieldView> fields_;
 };

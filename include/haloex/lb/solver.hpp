@@ -1,0 +1,89 @@
+#pragma once
+// The lattice Boltzmann solver: one case on one communicator, advanced step
+// by step with the halo strategy, kernel and overlap mode the case names.
+#include <mpi.h>
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "haloex/core/timers.hpp"
+#include "haloex/grid/decomposition.hpp"
+#include "haloex/halo/strategy.hpp"
+#include "haloex/lb/config.hpp"
+#include "haloex/lb/monitor.hpp"
+#include "haloex/lb/velocity_set.hpp"
+
+namespace haloex::lb {
+
+/// Whole-lattice totals of the pre-collision populations, summed exactly.
+struct Totals {
+  double mass = 0;
+  std::array<double, 3> momentum{0, 0, 0};
+};
+
+/// Timer sections of a run, in table order.
+enum TimerSection : int {
+  t_update = 0,    // collision and streaming
+  t_halo_begin,
+  t_halo_end,
+  t_pack,          // inside begin/end: packing and local copies
+  t_unpack,
+  t_halo_mpi,      // inside begin/end: MPI calls and waiting
+  t_map,           // rebuilding the site map (overlap = map)
+  t_monitor,
+  t_sections
+};
+
+class Solver {
+ public:
+  /// Collective over comm. Throws InputError for a case this many ranks
+  /// cannot run (process grid, subdomain thinner than the halo, strategy).
+  Solver(const LbConfig& config, MPI_Comm comm);
+  ~Solver();
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  const LbConfig& config() const;
+  const VelocitySet& velocities() const;
+  const Decomposition& decomposition() const;
+
+  /// Advance n time steps; `progress(done)` is called after each step.
+  /// Throws UnstableRun when the monitor sees NaN or too high a Mach number.
+  void advance(long n, const std::function<void(long)>& progress = {});
+  long steps_done() const;
+
+  /// Pre-collision populations f_i(x, t) of this rank's interior sites (x
+  /// slowest, then y, z; q values per site; 0 at solid sites). Collective:
+  /// may need a halo exchange.
+  std::vector<double> local_populations();
+  /// The whole lattice's populations on `root` (empty elsewhere), ordered as
+  /// local_populations() but by global site. Collective.
+  std::vector<double> global_populations(int root = 0);
+  /// Mass and momentum over the lattice, the same to the last bit for any
+  /// decomposition and thread count. Collective.
+  Totals totals();
+
+  /// Time per section on this rank (halo rows filled from the strategy).
+  const Timers& timers();
+  /// Forget the time spent so far (after a warm-up).
+  void reset_timers();
+  /// The forward (halo-filling) strategy.
+  const Strategy& strategy() const;
+  /// "reduced" or "full": what the forward exchange carries.
+  const std::string& halo_kind() const;
+  /// Bytes one step's exchanges bring into this rank's halo (both directions
+  /// of the AA pattern averaged per step).
+  double halo_bytes_per_step() const;
+  /// Fluid sites on the whole lattice.
+  long fluid_sites() const;
+  const Monitor& monitor() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace haloex::lb

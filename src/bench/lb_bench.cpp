@@ -1,0 +1,211 @@
+#include "haloex/bench/lb_bench.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <ostream>
+
+#include "haloex/bench/record.hpp"
+#include "haloex/core/mpi.hpp"
+#include "haloex/field/field.hpp"
+#include "haloex/lb/solver.hpp"
+
+namespace haloex {
+
+namespace {
+
+// The bandwidth probe: an in-place read-modify-write sweep over an array as
+// large as the LB state, each thread touching the part it sweeps (first touch).
+class RmwSweep {
+ public:
+  explicit RmwSweep(size_t n) : n_(n), a_(allocate_aligned<double>(n)) {
+    double* a = a_.get();
+    const long nn = static_cast<long>(n_);
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < nn; ++i) a[i] = 1.0;
+  }
+  // Bytes per second over `sweeps` sweeps, all ranks at once (aggregate).
+  double measure(MPI_Comm comm, int sweeps) {
+    double* a = a_.get();
+    const long nn = static_cast<long>(n_);
+    mpi_check(MPI_Barrier(comm), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    for (int s = 0; s < sweeps; ++s) {
+#pragma omp parallel for simd schedule(static)
+      for (long i = 0; i < nn; ++i) a[i] = a[i] * 0.5 + 0.5;
+    }
+    double t = MPI_Wtime() - t0, tmax = 0;
+    mpi_check(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    return 2.0 * 8.0 * static_cast<double>(n_) * sweeps * comm_size(comm) / tmax;
+  }
+  // Keeps the compiler from dropping the sweeps.
+  double checksum() const { return a_[0] + a_[n_ - 1]; }
+
+ private:
+  size_t n_;
+  std::unique_ptr<double[], AlignedFree> a_;
+};
+
+std::vector<std::string> split_config(const std::string& s) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (size_t p; (p = s.find('/', at)) != std::string::npos; at = p + 1) out.push_back(s.substr(at, p - at));
+  out.push_back(s.substr(at));
+  return out;
+}
+
+}  // namespace
+
+std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt, std::ostream& log) {
+  const int rank = comm_rank(comm);
+  const bool talk = rank == 0 && opt.progress;
+  const lb::VelocitySet vs = lb::velocity_set(opt.velocity_set);
+  std::vector<int> thread_counts = opt.threads;
+  if (thread_counts.empty()) thread_counts.push_back(omp_get_max_threads());
+  std::vector<LbBenchResult> out;
+  for (long L : opt.sizes) {
+    lb::LbConfig base;
+    base.velocity_set = opt.velocity_set;
+    base.size = {L, L, vs.ndim == 3 ? L : 1};
+    base.init = "uniform";
+    base.velocity = {0.01, 0.005, vs.ndim == 3 ? 0.002 : 0.0};
+    base.monitor_mode = opt.monitor;
+    base.tau = 0.8;
+    base.source = "bench lb";
+    std::vector<std::string> names;
+    for (const auto& k : opt.kernels)
+      for (const auto& l : opt.layouts)
+        for (const auto& s : opt.strategies)
+          for (const auto& o : opt.overlaps) names.push_back(k + "/" + l + "/" + s + "/" + o);
+    for (int threads : thread_counts) {
+      omp_set_num_threads(threads);
+      std::vector<std::unique_ptr<lb::Solver>> solvers;
+      for (const std::string& n : names) {
+        const auto parts = split_config(n);
+        lb::LbConfig c = base;
+        c.kernel = parts[0];
+        c.layout = parse_layout(parts[1]);
+        c.strategy = parts[2];
+        c.overlap = parts[3];
+        solvers.push_back(std::make_unique<lb::Solver>(c, comm));
+        solvers.back()->advance(opt.warmup);
+      }
+      const long local_sites = solvers.front()->decomposition().local_volume();
+      // At least the LB state and at least 2 GiB over all ranks, so that the
+      // sweep measures memory rather than a large last-level cache.
+      const size_t state = static_cast<size_t>(local_sites) * static_cast<size_t>(vs.q);
+      const size_t floor = (size_t{2} << 30) / 8 / static_cast<size_t>(comm_size(comm));
+      RmwSweep stream(std::max(state, floor));
+      stream.measure(comm, 1);  // warm-up
+      LbBenchResult sres;
+      sres.size = L;
+      sres.threads = threads;
+      sres.config = "stream";
+      std::vector<LbBenchResult> res(names.size());
+      const double fluid = static_cast<double>(solvers.front()->fluid_sites());
+      for (int r = 0; r < opt.repeats; ++r) {
+        if (talk) log << "# L=" << L << " threads=" << threads << ": sample " << r + 1 << "/" << opt.repeats << "\n" << std::flush;
+        sres.samples.push_back(stream.measure(comm, 5));
+        for (size_t k = 0; k < names.size(); ++k) {
+          lb::Solver& s = *solvers[k];
+          s.reset_timers();
+          mpi_check(MPI_Barrier(comm), "MPI_Barrier");
+          const double t0 = MPI_Wtime();
+          s.advance(opt.steps);
+          double t = MPI_Wtime() - t0, tmax = 0;
+          mpi_check(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+          const Timers& tm = s.timers();
+          double halo = (tm.seconds(lb::t_halo_begin) + tm.seconds(lb::t_halo_end)) / opt.steps, hmax = 0;
+          mpi_check(MPI_Allreduce(&halo, &hmax, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+          res[k].samples.push_back(fluid * opt.steps / tmax / 1e6);
+          res[k].halo_s_per_step.push_back(hmax);
+        }
+      }
+      if (stream.checksum() == 0) log << "";  // never true; keeps the sweeps alive
+      sres.summary = summarize(sres.samples);
+      const double bytes = 2.0 * 8.0 * vs.q;
+      sres.bytes_per_update = bytes;
+      sres.roofline_mlups = sres.summary.median / bytes / 1e6;
+      out.push_back(sres);
+      for (size_t k = 0; k < names.size(); ++k) {
+        LbBenchResult& x = res[k];
+        x.size = L;
+        x.threads = threads;
+        x.config = names[k];
+        x.summary = summarize(x.samples);
+        x.bytes_per_update = bytes;
+        x.roofline_mlups = sres.roofline_mlups;
+        x.fraction = x.summary.median / sres.roofline_mlups;
+        x.halo_median_s = summarize(x.halo_s_per_step).median;
+        x.ratio_to_first = x.summary.median / res[0].summary.median;
+        out.push_back(x);
+      }
+    }
+  }
+  return rank == 0 ? out : std::vector<LbBenchResult>{};
+}
+
+std::string format_lb_table(const LbBenchOptions& opt, const std::vector<LbBenchResult>& results) {
+  std::string s;
+  char line[256];
+  std::snprintf(line, sizeof line, "%6s %7s  %-30s %10s %10s %9s %8s %8s %12s %9s\n", "L", "threads", "config", "MLUPS",
+                "mean", "std", "roofline", "fraction", "halo ms/step", "ratio");
+  s += line;
+  for (const LbBenchResult& r : results) {
+    if (r.config == "stream") {
+      std::snprintf(line, sizeof line, "%6ld %7d  %-30s %10.2f GB/s in-place RMW (median); roofline %.1f MLUPS at %.0f B/update\n",
+                    r.size, r.threads, "stream", r.summary.median / 1e9, r.roofline_mlups, r.bytes_per_update);
+      s += line;
+      continue;
+    }
+    std::snprintf(line, sizeof line, "%6ld %7d  %-30s %10.2f %10.2f %9.2f %8.1f %8.3f %12.3f %9.3f\n", r.size, r.threads,
+                  r.config.c_str(), r.summary.median, r.summary.mean, r.summary.stddev, r.roofline_mlups, r.fraction,
+                  r.halo_median_s * 1e3, r.ratio_to_first);
+    s += line;
+  }
+  (void)opt;
+  return s;
+}
+
+std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions& opt,
+                                             const std::vector<LbBenchResult>& results) {
+  const nlohmann::json meta = run_metadata(comm, "lb");
+  std::vector<nlohmann::json> out;
+  for (const LbBenchResult& r : results) {
+    nlohmann::json j = meta;
+    j["threads_per_rank"] = r.threads;
+    j["velocity_set"] = opt.velocity_set;
+    j["size"] = r.size;
+    j["config"] = r.config;
+    j["steps_per_sample"] = opt.steps;
+    j["monitor"] = opt.monitor;
+    if (r.config == "stream") {
+      j["bandwidth_bytes_per_s_samples"] = r.samples;
+      j["bandwidth_bytes_per_s_median"] = r.summary.median;
+      j["roofline_mlups"] = r.roofline_mlups;
+      j["bytes_per_update"] = r.bytes_per_update;
+    } else {
+      const auto p = split_config(r.config);
+      j["kernel"] = p[0];
+      j["layout"] = p[1];
+      j["strategy"] = p[2];
+      j["overlap"] = p[3];
+      j["mlups_samples"] = r.samples;
+      j["mlups_median"] = r.summary.median;
+      j["mlups_mean"] = r.summary.mean;
+      j["mlups_stddev"] = r.summary.stddev;
+      j["mlups_ci95"] = {r.summary.ci95_low, r.summary.ci95_high};
+      j["roofline_mlups"] = r.roofline_mlups;
+      j["roofline_fraction"] = r.fraction;
+      j["halo_time_per_step_s_samples"] = r.halo_s_per_step;
+      j["halo_time_per_step_s_median"] = r.halo_median_s;
+      j["ratio_to_first_config"] = r.ratio_to_first;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace haloex

@@ -1,0 +1,108 @@
+// `haloex bench lb`: options, then the benchmark, the table and the records.
+#include <mpi.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "haloex/bench/lb_bench.hpp"
+#include "haloex/bench/record.hpp"
+#include "haloex/core/error.hpp"
+#include "haloex/grid/decomposition.hpp"
+
+namespace haloex::cli {
+
+namespace {
+
+struct Args {
+  std::string sizes = "64";
+  std::string velocity_set = "D3Q19";
+  std::string kernels = "aa,pull";
+  std::string layouts = "soa";
+  std::string strategies = "staged";
+  std::string overlaps = "none";
+  std::string threads;
+  std::string monitor = "off";
+  int steps = 20, repeats = 5, warmup = 2;
+  std::string json;
+  bool quiet = false;
+};
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string w; std::getline(ss, w, ',');)
+    if (!w.empty()) out.push_back(w);
+  return out;
+}
+
+}  // namespace
+
+void add_bench_lb(CLI::App& bench, Runner& run) {
+  auto a = std::make_shared<Args>();
+  auto* cmd = bench.add_subcommand(
+      "lb",
+      "Time LB steps (MLUPS) of each kernel/layout/strategy/overlap configuration on an L^3 lattice,\n"
+      "interleaved with an in-place read-modify-write sweep that measures the memory bandwidth in the\n"
+      "same run; report the fraction of the roofline (bandwidth / (2 x q x 8 bytes) per update).");
+  cmd->add_option("-m,-L,--sizes", a->sizes, "Global lattice edge L, comma-separated (e.g. 64,128)")->capture_default_str();
+  cmd->add_option("--velocity-set", a->velocity_set, "D2Q9, D3Q15, D3Q19 or D3Q27")->capture_default_str();
+  cmd->add_option("-k,--kernels", a->kernels, "Kernels: aa (in place), pull (two grids)")->capture_default_str();
+  cmd->add_option("--layouts", a->layouts, "Layouts: soa, aos")->capture_default_str();
+  cmd->add_option("-s,--strategies", a->strategies, "Halo strategies")->capture_default_str();
+  cmd->add_option("--overlap", a->overlaps, "Overlap modes: none, interior, map")->capture_default_str();
+  cmd->add_option("-t,--threads", a->threads, "OpenMP thread counts to run, e.g. 1,2 (default: OMP_NUM_THREADS)");
+  cmd->add_option("--monitor", a->monitor, "Monitoring during the timed steps: off, nonblocking, blocking")
+      ->check(CLI::IsMember({"off", "nonblocking", "blocking"}))
+      ->capture_default_str();
+  cmd->add_option("-i,--steps", a->steps, "Steps per sample")->check(CLI::Range(1, 100000000))->capture_default_str();
+  cmd->add_option("-r,--repeats", a->repeats, "Samples per configuration")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("-x,--warmup", a->warmup, "Untimed steps per configuration")->check(CLI::Range(0, 100000000))->capture_default_str();
+  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  cmd->callback([&run, a] {
+    run = [a] {
+      LbBenchOptions o;
+      o.sizes = parse_long_list(a->sizes, "--sizes");
+      o.velocity_set = a->velocity_set;
+      o.kernels = words(a->kernels);
+      o.layouts = words(a->layouts);
+      o.strategies = words(a->strategies);
+      o.overlaps = words(a->overlaps);
+      for (long t : a->threads.empty() ? std::vector<long>{} : parse_long_list(a->threads, "--threads")) {
+        if (t < 1 || t > 1024) throw InputError("--threads entries must be between 1 and 1024");
+        o.threads.push_back(static_cast<int>(t));
+      }
+      for (const auto& k : o.kernels)
+        if (k != "aa" && k != "pull") throw InputError("--kernels: unknown kernel '" + k + "' (valid: aa, pull)");
+      for (const auto& v : o.overlaps)
+        if (v != "none" && v != "interior" && v != "map")
+          throw InputError("--overlap: unknown mode '" + v + "' (valid: none, interior, map)");
+      if (o.kernels.empty() || o.layouts.empty() || o.strategies.empty() || o.overlaps.empty())
+        throw InputError("--kernels, --layouts, --strategies and --overlap need at least one entry each");
+      o.monitor = a->monitor;
+      o.steps = a->steps;
+      o.repeats = a->repeats;
+      o.warmup = a->warmup;
+      o.progress = !a->quiet;
+      int rank = 0, size = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      const auto results = run_lb_bench(MPI_COMM_WORLD, o, std::cerr);
+      const auto records = lb_bench_records(MPI_COMM_WORLD, o, results);
+      if (rank == 0) {
+        std::cout << "# haloex bench lb: " << o.velocity_set << ", " << size << " ranks, median of " << o.repeats
+                  << " samples of " << o.steps << " steps; MLUPS over fluid sites; ratio to the first config\n"
+                  << format_lb_table(o, results) << std::flush;
+        if (!a->json.empty()) {
+          write_json_lines(a->json, records);
+          std::cout << "# wrote " << records.size() << " records to " << a->json << "\n";
+        }
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace haloex::cli

@@ -1,0 +1,286 @@
+#include "haloex/lb/config.hpp"
+
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "haloex/grid/box.hpp"
+#include "haloex/lb/velocity_set.hpp"
+
+namespace haloex::lb {
+
+namespace {
+
+// One documented key: how to read it into the config.
+struct Key {
+  const char* name;
+  const char* doc;
+  std::function<void(const toml::node&, LbConfig&, const std::string& where)> read;
+};
+
+[[noreturn]] void bad(const std::string& where, const std::string& what) {
+  throw InputError(where + ": " + what);
+}
+
+double as_double(const toml::node& n, const std::string& where) {
+  if (auto v = n.value<double>()) return *v;
+  bad(where, "expected a number");
+}
+
+long as_long(const toml::node& n, const std::string& where) {
+  if (n.is_integer()) return static_cast<long>(*n.value<int64_t>());
+  bad(where, "expected an integer");
+}
+
+bool as_bool(const toml::node& n, const std::string& where) {
+  if (n.is_boolean()) return *n.value<bool>();
+  bad(where, "expected true or false");
+}
+
+std::string as_string(const toml::node& n, const std::string& where) {
+  if (n.is_string()) return *n.value<std::string>();
+  bad(where, "expected a string");
+}
+
+template <class T, class F>
+std::array<T, 3> as_triple(const toml::node& n, const std::string& where, F element, T fill, size_t min_len = 1) {
+  const toml::array* a = n.as_array();
+  if (!a || a->size() < min_len || a->size() > 3)
+    bad(where, "expected an array of " + std::string(min_len == 3 ? "3" : "1 to 3") + " values");
+  std::array<T, 3> out{fill, fill, fill};
+  for (size_t i = 0; i < a->size(); ++i) out[i] = element(*a->get(i), where + "[" + std::to_string(i) + "]");
+  return out;
+}
+
+Obstacle read_obstacle(const toml::table& t, const std::string& where) {
+  Obstacle o;
+  for (auto&& [k, v] : t) {
+    const std::string key(k.str()), w = where + "." + key;
+    if (key == "shape") o.shape = as_string(v, w);
+    else if (key == "center") o.center = as_triple<double>(v, w, as_double, 0.0, 2);
+    else if (key == "radius") o.radius = as_double(v, w);
+    else if (key == "axis") {
+      const std::string a = as_string(v, w);
+      if (a != "x" && a != "y" && a != "z") bad(w, "expected \"x\", \"y\" or \"z\", got \"" + a + "\"");
+      o.axis = a[0] - 'x';
+    } else if (key == "lo") o.lo = as_triple<long>(v, w, as_long, 0L, 2);
+    else if (key == "hi") o.hi = as_triple<long>(v, w, as_long, 1L, 2);
+    else bad(w, "unknown key (valid: shape, center, radius, axis, lo, hi)");
+  }
+  if (o.shape != "sphere" && o.shape != "cylinder" && o.shape != "box")
+    bad(where + ".shape", "expected \"sphere\", \"cylinder\" or \"box\", got \"" + o.shape + "\"");
+  if ((o.shape == "sphere" || o.shape == "cylinder") && !(o.radius > 0)) bad(where + ".radius", "must be > 0");
+  return o;
+}
+
+const std::map<std::string, std::vector<Key>>& keys() {
+  static const std::map<std::string, std::vector<Key>> k = {
+      {"lattice",
+       {{"velocity_set", "D2Q9, D3Q15, D3Q19 (default) or D3Q27",
+         [](auto& n, auto& c, auto& w) { c.velocity_set = as_string(n, w); }},
+        {"size", "global lattice sites per dimension, e.g. [64, 64, 64] (2 values for D2Q9)",
+         [](auto& n, auto& c, auto& w) { c.size = as_triple<long>(n, w, as_long, 1L); }},
+        {"periodic", "periodicity per dimension; faces of non-periodic ones are bounce-back walls",
+         [](auto& n, auto& c, auto& w) { c.periodic = as_triple<bool>(n, w, as_bool, true); }},
+        {"procs", "process grid, 0 = chosen by MPI_Dims_create (default [0, 0, 0])",
+         [](auto& n, auto& c, auto& w) { c.procs = as_triple<int>(n, w, [](const toml::node& e, const std::string& x) { return int(as_long(e, x)); }, 0); }}}},
+      {"physics",
+       {{"collision", "bgk (default) or trt", [](auto& n, auto& c, auto& w) { c.collision = as_string(n, w); }},
+        {"tau", "relaxation time (> 1/2); viscosity = (tau - 1/2) / 3",
+         [](auto& n, auto& c, auto& w) { c.tau = as_double(n, w); }},
+        {"magic", "TRT magic parameter Lambda (default 3/16: exact half-way walls)",
+         [](auto& n, auto& c, auto& w) { c.magic = as_double(n, w); }},
+        {"force", "body force per unit volume (Guo forcing), e.g. [1e-6, 0, 0]",
+         [](auto& n, auto& c, auto& w) { c.force = as_triple<double>(n, w, as_double, 0.0); }},
+        {"rho0", "reference density (default 1)", [](auto& n, auto& c, auto& w) { c.rho0 = as_double(n, w); }}}},
+      {"init",
+       {{"type", "uniform (default) or shear_wave", [](auto& n, auto& c, auto& w) { c.init = as_string(n, w); }},
+        {"velocity", "initial uniform velocity", [](auto& n, auto& c, auto& w) { c.velocity = as_triple<double>(n, w, as_double, 0.0); }},
+        {"amplitude", "shear_wave: u_x = amplitude * sin(2 pi y / ny)",
+         [](auto& n, auto& c, auto& w) { c.amplitude = as_double(n, w); }}}},
+      {"boundary",
+       {{"moving_wall", "the face that moves, e.g. \"y+\" (a face of a non-periodic dimension)",
+         [](auto& n, auto& c, auto& w) { c.moving_wall = as_string(n, w); }},
+        {"wall_velocity", "velocity of the moving wall, tangential to it",
+         [](auto& n, auto& c, auto& w) { c.wall_velocity = as_triple<double>(n, w, as_double, 0.0); }}}},
+      {"geometry",
+       {{"obstacle", "array of tables [[geometry.obstacle]]: shape = sphere|cylinder|box, center, radius, axis, lo, hi",
+         [](auto& n, auto& c, auto& w) {
+           const toml::array* a = n.as_array();
+           if (!a) bad(w, "expected [[geometry.obstacle]] tables");
+           for (size_t i = 0; i < a->size(); ++i) {
+             const toml::table* t = a->get(i)->as_table();
+             if (!t) bad(w + "[" + std::to_string(i) + "]", "expected a table");
+             c.obstacles.push_back(read_obstacle(*t, w + "[" + std::to_string(i) + "]"));
+           }
+         }},
+        {"mask_file", "raw file of nx*ny*nz bytes, x fastest, nonzero = solid (relative to the case file)",
+         [](auto& n, auto& c, auto& w) { c.mask_file = as_string(n, w); }}}},
+      {"run",
+       {{"steps", "time steps (default 100)", [](auto& n, auto& c, auto& w) { c.steps = as_long(n, w); }},
+        {"kernel", "aa (in place, default) or pull (two grids)", [](auto& n, auto& c, auto& w) { c.kernel = as_string(n, w); }},
+        {"layout", "soa (default) or aos", [](auto& n, auto& c, auto& w) { c.layout = parse_layout(as_string(n, w)); }},
+        {"strategy", "halo strategy by name (see `haloex info`), default staged",
+         [](auto& n, auto& c, auto& w) { c.strategy = as_string(n, w); }},
+        {"overlap", "none (default), interior or map", [](auto& n, auto& c, auto& w) { c.overlap = as_string(n, w); }},
+        {"halo", "auto (default: reduced), reduced or full", [](auto& n, auto& c, auto& w) { c.halo = as_string(n, w); }},
+        {"progress", "seconds between progress lines on rank 0, 0 = none (default 2)",
+         [](auto& n, auto& c, auto& w) { c.progress_s = as_double(n, w); }}}},
+      {"monitor",
+       {{"every", "steps between monitoring reductions (default 1)",
+         [](auto& n, auto& c, auto& w) { c.monitor_every = as_long(n, w); }},
+        {"mode", "nonblocking (MPI_Iallreduce, default), blocking (MPI_Allreduce) or off",
+         [](auto& n, auto& c, auto& w) { c.monitor_mode = as_string(n, w); }},
+        {"mach_limit", "stop when max |u| / c_s exceeds this (default 0.3)",
+         [](auto& n, auto& c, auto& w) { c.mach_limit = as_double(n, w); }}}},
+      {"output",
+       {{"summary", "path of a JSON summary written at the end",
+         [](auto& n, auto& c, auto& w) { c.summary = as_string(n, w); }}}},
+  };
+  return k;
+}
+
+std::string valid_keys(const std::vector<Key>& ks) {
+  std::string s;
+  for (const Key& k : ks) s += (s.empty() ? "" : ", ") + std::string(k.name);
+  return s;
+}
+
+// Put one "a.b=value" override into the parsed document.
+void apply_override(toml::table& root, const std::string& item, const std::string& source) {
+  const auto eq = item.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--set " + item + ": expected key=value, e.g. run.steps=200");
+  const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+  std::vector<std::string> path;
+  std::stringstream ss(key);
+  for (std::string p; std::getline(ss, p, '.');) path.push_back(p);
+  if (path.size() != 2)
+    throw InputError("--set " + item + ": keys are section.key, e.g. run.steps (in " + source + ")");
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + value);
+  } catch (const toml::parse_error&) {
+    parsed = toml::table{{"v", value}};  // a bare word is a string
+  }
+  if (!root.contains(path[0])) root.insert(path[0], toml::table{});
+  toml::table* t = root.get(path[0])->as_table();
+  if (!t) throw InputError("--set " + item + ": '" + path[0] + "' is not a section");
+  t->insert_or_assign(path[1], std::move(*parsed.get("v")));
+}
+
+}  // namespace
+
+int LbConfig::ndim() const { return velocity_set == "D2Q9" ? 2 : 3; }
+
+long LbConfig::sites() const { return size[0] * size[1] * (ndim() == 3 ? size[2] : 1); }
+
+LbConfig parse_lb_config(const std::string& text, const std::string& source, const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << source << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
+    throw InputError(os.str());
+  }
+  for (const std::string& o : overrides) apply_override(root, o, source);
+
+  LbConfig c;
+  c.source = source;
+  for (auto&& [sk, sv] : root) {
+    const std::string section(sk.str());
+    auto it = keys().find(section);
+    if (it == keys().end()) {
+      std::string valid;
+      for (auto& [name, _] : keys()) valid += (valid.empty() ? "" : ", ") + name;
+      bad(source, "unknown section [" + section + "] (valid sections: " + valid + ")");
+    }
+    const toml::table* t = sv.as_table();
+    if (!t) bad(source, "'" + section + "' must be a section [" + section + "]");
+    for (auto&& [k, v] : *t) {
+      const std::string key(k.str()), where = source + ": " + section + "." + key;
+      const Key* found = nullptr;
+      for (const Key& cand : it->second)
+        if (key == cand.name) found = &cand;
+      if (!found) throw InputError(where + ": unknown key (valid keys in [" + section + "]: " + valid_keys(it->second) + ")");
+      found->read(v, c, where);
+    }
+  }
+  // A mask file is relative to the case file.
+  if (!c.mask_file.empty() && c.mask_file[0] != '/') {
+    const auto slash = source.find_last_of('/');
+    if (slash != std::string::npos) c.mask_file = source.substr(0, slash + 1) + c.mask_file;
+  }
+  validate(c);
+  return c;
+}
+
+LbConfig read_lb_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot open case file '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_lb_config(ss.str(), path, overrides);
+}
+
+void validate(const LbConfig& c) {
+  const std::string& s = c.source;
+  velocity_set(c.velocity_set);  // throws for an unknown name
+  const int nd = c.ndim();
+  for (int d = 0; d < nd; ++d)
+    if (c.size[d] < 1) bad(s, "lattice.size must be >= 1 in every dimension");
+  if (nd == 2 && c.size[2] != 1) bad(s, "lattice.size has 3 values but " + c.velocity_set + " is 2-D");
+  if (!(c.tau > 0.5))
+    bad(s, "physics.tau = " + std::to_string(c.tau) + " must be > 1/2 (the viscosity (tau - 1/2)/3 must be positive)");
+  if (c.collision != "bgk" && c.collision != "trt") bad(s, "physics.collision must be \"bgk\" or \"trt\", got \"" + c.collision + "\"");
+  if (!(c.magic > 0)) bad(s, "physics.magic must be > 0");
+  if (!(c.rho0 > 0)) bad(s, "physics.rho0 must be > 0");
+  if (c.init != "uniform" && c.init != "shear_wave") bad(s, "init.type must be \"uniform\" or \"shear_wave\", got \"" + c.init + "\"");
+  if (c.init == "shear_wave" && !c.periodic[1]) bad(s, "init.type = \"shear_wave\" needs a periodic y dimension");
+  if (!c.moving_wall.empty()) {
+    Offset o{};
+    try {
+      o = offset_from_name(c.moving_wall);
+    } catch (const InputError&) {
+      bad(s, "boundary.moving_wall = \"" + c.moving_wall + "\" is not a face such as \"y+\"");
+    }
+    int dim = -1, n = 0;
+    for (int d = 0; d < 3; ++d)
+      if (o[d] != 0) dim = d, ++n;
+    if (n != 1 || dim >= nd) bad(s, "boundary.moving_wall = \"" + c.moving_wall + "\" is not a face of this lattice");
+    if (c.periodic[dim]) bad(s, "boundary.moving_wall = \"" + c.moving_wall + "\" lies on a periodic dimension; make it non-periodic");
+    if (c.wall_velocity[dim] != 0) bad(s, "boundary.wall_velocity must be tangential to the wall (its normal component must be 0)");
+  }
+  for (const Obstacle& o : c.obstacles)
+    if (o.shape == "box")
+      for (int d = 0; d < nd; ++d)
+        if (o.lo[d] >= o.hi[d]) bad(s, "an obstacle box has lo >= hi along " + std::string(1, "xyz"[d]));
+  if (c.steps < 0) bad(s, "run.steps must be >= 0");
+  if (c.kernel != "aa" && c.kernel != "pull") bad(s, "run.kernel must be \"aa\" or \"pull\", got \"" + c.kernel + "\"");
+  if (c.overlap != "none" && c.overlap != "interior" && c.overlap != "map")
+    bad(s, "run.overlap must be \"none\", \"interior\" or \"map\", got \"" + c.overlap + "\"");
+  if (c.halo != "auto" && c.halo != "reduced" && c.halo != "full")
+    bad(s, "run.halo must be \"auto\", \"reduced\" or \"full\", got \"" + c.halo + "\"");
+  if (c.progress_s < 0) bad(s, "run.progress must be >= 0");
+  if (c.monitor_every < 1) bad(s, "monitor.every must be >= 1");
+  if (c.monitor_mode != "nonblocking" && c.monitor_mode != "blocking" && c.monitor_mode != "off")
+    bad(s, "monitor.mode must be \"nonblocking\", \"blocking\" or \"off\", got \"" + c.monitor_mode + "\"");
+  if (!(c.mach_limit > 0)) bad(s, "monitor.mach_limit must be > 0");
+}
+
+std::string lb_config_reference() {
+  std::ostringstream os;
+  for (auto& [section, ks] : keys()) {
+    os << "[" << section << "]\n";
+    for (const Key& k : ks) os << "  " << std::left << std::setw(14) << k.name << k.doc << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace haloex::lb

@@ -1,0 +1,543 @@
+#include "haloex/lb/solver.hpp"
+
+#include <omp.h>
+
+#include <cmath>
+#include <numbers>
+#include <optional>
+
+#include "haloex/core/exact_sum.hpp"
+#include "haloex/field/field.hpp"
+#include "haloex/halo/plan.hpp"
+#include "haloex/lb/geometry.hpp"
+#include "kernels.hpp"
+
+namespace haloex::lb {
+
+namespace {
+
+using detail::Context;
+using detail::Stats;
+
+// The kernels of one (velocity set, layout, forcing, monitoring) choice.
+struct KernelSet {
+  void (*local_same)(const double*, double*, long, long, const Context&, Stats&);
+  void (*local_swap)(const double*, double*, long, long, const Context&, Stats&);
+  void (*pull)(const double*, double*, long, long, const Context&, Stats&);
+  void (*aa_odd)(double*, long, long, const Context&, Stats&);
+  void (*pull_site)(const double*, double*, long, const Context&, Stats&);
+  void (*aa_odd_site)(double*, long, const Context&, Stats&);
+  double (*incoming_pull)(const double*, long, int, const Context&);
+  double (*incoming_aa)(const double*, long, int, const Context&);
+};
+
+template <class L, bool Soa, bool Forced, bool Mon>
+KernelSet kernel_set() {
+  using namespace detail;
+  return {local_run<L, Soa, Forced, Mon, false>, local_run<L, Soa, Forced, Mon, true>, pull_run<L, Soa, Forced, Mon>,
+          aa_odd_run<L, Soa, Forced, Mon>,       pull_site<L, Soa, Forced, Mon>,      aa_odd_site<L, Soa, Forced, Mon>,
+          incoming<L, Soa, false>,               incoming<L, Soa, true>};
+}
+
+template <class L>
+KernelSet pick(bool soa, bool forced, bool mon) {
+  if (soa) {
+    if (forced) return mon ? kernel_set<L, true, true, true>() : kernel_set<L, true, true, false>();
+    return mon ? kernel_set<L, true, false, true>() : kernel_set<L, true, false, false>();
+  }
+  if (forced) return mon ? kernel_set<L, false, true, true>() : kernel_set<L, false, true, false>();
+  return mon ? kernel_set<L, false, false, true>() : kernel_set<L, false, false, false>();
+}
+
+DecompositionSpec spec_of(const LbConfig& c) {
+  DecompositionSpec s;
+  s.ndim = c.ndim();
+  for (int d = 0; d < 3; ++d) {
+    s.global[d] = d < s.ndim ? c.size[d] : 1;
+    s.procs[d] = d < s.ndim ? c.procs[d] : 1;
+    s.periodic[d] = d < s.ndim ? c.periodic[d] : true;
+  }
+  return s;
+}
+
+// [0,1) and [n-1,n) slabs and the inner range [1,n-1) along one dimension.
+struct Split {
+  std::vector<std::pair<long, long>> shell;
+  std::pair<long, long> inner;
+};
+Split split(long n) {
+  Split s;
+  s.inner = {1, n - 1};
+  if (n <= 2) {
+    s.inner = {0, 0};
+    s.shell.push_back({0, n});
+  } else {
+    s.shell.push_back({0, 1});
+    s.shell.push_back({n - 1, n});
+  }
+  return s;
+}
+
+}  // namespace
+
+struct Solver::Impl {
+  LbConfig cfg;
+  VelocitySet vs;
+  Decomposition dec;
+  bool aa;
+  Field<double> f0;
+  std::optional<Field<double>> f1;  // the second grid of the pull kernel
+  int cur = 0;                      // pull: which grid holds the state
+  std::vector<uint8_t> kinds;
+  std::vector<long> offsets;
+  std::vector<double> wall;
+  Context ctx;
+  KernelSet kern[2];  // without / with monitoring
+  SiteMap map;
+  std::vector<Box> all, inner, shell;
+  std::string halo_kind;
+  Plan fwd_plan;
+  std::optional<Plan> rev_plan;
+  std::unique_ptr<Strategy> fwd, rev;
+  Monitor monitor;
+  Timers timers{{"update (collide+stream)", "halo begin", "halo end", "  pack+copy", "  unpack", "  mpi+wait",
+                 "map rebuild", "monitor"}};
+  long steps = 0;
+  enum class State { pre, post_pull, post_even } state = State::pre;
+  bool reverse_pending = false;
+  long fluid_global = 0;
+  // AA pattern: border locations that bounce-back filled and the write-back
+  // would overwrite (their writer is a solid site in the halo, which no rank
+  // updates): saved after the odd step, restored after the write-back.
+  std::vector<long> guard;
+  std::vector<double> guard_values;
+
+  Impl(const LbConfig& c, MPI_Comm comm)
+      : cfg(c),
+        vs(velocity_set(c.velocity_set)),
+        dec(comm, spec_of(c)),
+        aa(c.kernel == "aa"),
+        f0(dec, vs.q, 1, c.layout),
+        fwd_plan(make_forward_plan()),
+        monitor(dec.comm(), parse_monitor_mode(c.monitor_mode), c.mach_limit) {
+    if (!aa) f1.emplace(dec, vs.q, 1, c.layout);
+    const FieldShape& sh = f0.shape();
+    kinds = site_kinds(cfg, dec, sh, read_mask_file(cfg));
+    for (const Offset& v : vs.c) offsets.push_back(v[0] * sh.stride[0] + v[1] * sh.stride[1] + v[2] * sh.stride[2]);
+    for (int i = 0; i < vs.q; ++i) {
+      double cu = 0;
+      for (int d = 0; d < 3; ++d) cu += vs.c[i][d] * cfg.wall_velocity[d];
+      wall.push_back(2.0 * vs.w[i] * cfg.rho0 * cu / cs2);
+    }
+    ctx.cs = sh.comp_stride;
+    ctx.off = offsets.data();
+    ctx.kind = kinds.data();
+    ctx.wall = wall.data();
+    const double tau_m = cfg.collision == "trt" ? 0.5 + cfg.magic / (cfg.tau - 0.5) : cfg.tau;
+    ctx.coll.omega_p = 1.0 / cfg.tau;
+    ctx.coll.omega_m = 1.0 / tau_m;
+    ctx.coll.keep_p = 1.0 - 0.5 * ctx.coll.omega_p;
+    ctx.coll.keep_m = 1.0 - 0.5 * ctx.coll.omega_m;
+    for (int d = 0; d < 3; ++d) ctx.coll.force[d] = cfg.force[d];
+    const bool forced = cfg.force[0] != 0 || cfg.force[1] != 0 || cfg.force[2] != 0;
+    const bool soa = cfg.layout == Layout::soa;
+    for (int mon = 0; mon < 2; ++mon)
+      kern[mon] = with_velocity_set(cfg.velocity_set, [&](auto l) { return pick<decltype(l)>(soa, forced, mon); });
+
+    map.build(sh, vs.ndim, kinds, offsets);
+    long fluid = map.fluid_sites();
+    mpi_check(MPI_Allreduce(&fluid, &fluid_global, 1, MPI_LONG, MPI_SUM, dec.comm()), "MPI_Allreduce");
+    make_boxes();
+
+    fwd = make_strategy(cfg.strategy, fwd_plan);
+    if (aa) {
+      // The write-back is always reduced: with full components it would
+      // overwrite populations this rank has just computed.
+      rev_plan.emplace(Plan(dec, {FieldSpec::of(f0, crossing_components(vs.reversed()))}).transposed(vs.c));
+      rev = make_strategy(cfg.strategy, *rev_plan);
+    }
+    if (aa) make_guard();
+    initialise();
+  }
+
+  void make_guard() {
+    const FieldShape& sh = f0.shape();
+    const Box b = sh.interior();
+    for (long i = b.lo[0]; i < b.hi[0]; ++i)
+      for (long j = b.lo[1]; j < b.hi[1]; ++j)
+        for (long l = b.lo[2]; l < b.hi[2]; ++l) {
+          const long s = sh.site(i, j, l);
+          if (kinds[static_cast<size_t>(s)] != site_fluid) continue;
+          for (int q = 0; q < vs.q; ++q) {
+            const long w[3] = {i - vs.c[q][0], j - vs.c[q][1], l - vs.c[q][2]};
+            bool in_halo = false;
+            for (int d = 0; d < vs.ndim; ++d) in_halo = in_halo || w[d] < 0 || w[d] >= sh.local[d];
+            if (in_halo && kinds[static_cast<size_t>(sh.site(w[0], w[1], w[2]))] != site_fluid)
+              guard.push_back(s * sh.site_stride + q * sh.comp_stride);
+          }
+        }
+    guard_values.resize(guard.size());
+  }
+
+  void save_guard() {
+    const double* a = f0.data();
+    for (size_t k = 0; k < guard.size(); ++k) guard_values[k] = a[guard[k]];
+  }
+
+  void restore_guard() {
+    double* a = f0.data();
+    for (size_t k = 0; k < guard.size(); ++k) a[guard[k]] = guard_values[k];
+  }
+
+  Plan make_forward_plan() {
+    // Reduced: only the populations that cross into each halo region (for
+    // the AA pattern, which stores them in opposite slots, the reversed set).
+    const bool reduced = cfg.halo != "full";
+    halo_kind = reduced ? "reduced" : "full";
+    ComponentPredicate pred;
+    if (reduced) pred = crossing_components(aa ? vs.reversed() : vs.c);
+    return Plan(dec, {FieldSpec::of(f0, pred)});
+  }
+
+  void make_boxes() {
+    const FieldShape& sh = f0.shape();
+    all = {sh.interior()};
+    // Inner sites read and write no halo; the shell is the rest, as slabs.
+    Box in = sh.interior();
+    for (int d = 0; d < vs.ndim; ++d) {
+      const Split s = split(sh.local[d]);
+      in.lo[d] = s.inner.first;
+      in.hi[d] = s.inner.second;
+    }
+    inner.clear();
+    if (!in.empty()) inner.push_back(in);
+    shell.clear();
+    for (int d = 0; d < vs.ndim; ++d) {
+      const Split s = split(sh.local[d]);
+      for (auto [lo, hi] : s.shell) {
+        Box b = sh.interior();
+        for (int e = 0; e < d; ++e) b.lo[e] = in.lo[e], b.hi[e] = in.hi[e];
+        b.lo[d] = lo;
+        b.hi[d] = hi;
+        if (!b.empty()) shell.push_back(b);
+      }
+      if (s.inner.first >= s.inner.second) break;  // the slabs already cover this dimension
+    }
+  }
+
+  void initialise() {
+    const FieldShape& sh = f0.shape();
+    const Box b = sh.interior();
+    double* a = f0.data();
+    const double k = 2.0 * std::numbers::pi / static_cast<double>(cfg.size[1]);
+    for (long i = b.lo[0]; i < b.hi[0]; ++i)
+      for (long j = b.lo[1]; j < b.hi[1]; ++j)
+        for (long l = b.lo[2]; l < b.hi[2]; ++l) {
+          const long s = sh.site(i, j, l);
+          if (kinds[static_cast<size_t>(s)] != site_fluid) continue;
+          double u[3] = {cfg.velocity[0], cfg.velocity[1], cfg.velocity[2]};
+          if (cfg.init == "shear_wave")
+            u[0] += cfg.amplitude * std::sin(k * static_cast<double>(j + dec.offset(1)));
+          const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+          for (int q = 0; q < vs.q; ++q) {
+            const double cu = vs.c[q][0] * u[0] + vs.c[q][1] * u[1] + vs.c[q][2] * u[2];
+            a[s * sh.site_stride + q * sh.comp_stride] =
+                vs.w[q] * cfg.rho0 * (1.0 + 3.0 * cu + 4.5 * cu * cu - 1.5 * u2);
+          }
+        }
+  }
+
+  double* grid(int g) { return g == 0 ? f0.data() : f1->data(); }
+  FieldView view(int g) { return g == 0 ? f0.view() : f1->view(); }
+
+  // Run `plain` over runs of fast sites and `site` over boundary sites of the
+  // boxes, threads over rows; returns the monitoring statistics.
+  template <class Plain, class Site>
+  Stats sweep(const std::vector<Box>& boxes, Plain plain, Site site, bool boundary_is_plain) {
+    const FieldShape& sh = f0.shape();
+    const int o0 = map.outer(0), o1 = map.outer(1), rd = map.row_dim();
+    Stats total;
+#pragma omp parallel
+    {
+      Stats st;
+      for (const Box& b : boxes) {
+        const long a0 = b.lo[o0], a1 = b.hi[o0], b0 = b.lo[o1], b1 = b.hi[o1], r0 = b.lo[rd], r1 = b.hi[rd];
+#pragma omp for collapse(2) schedule(static) nowait
+        for (long a = a0; a < a1; ++a)
+          for (long bb = b0; bb < b1; ++bb) {
+            long coord[3] = {0, 0, 0};
+            coord[o0] = a;
+            coord[o1] = bb;
+            coord[rd] = 0;
+            const long row0 = sh.site(coord[0], coord[1], coord[2]);  // site of row coordinate 0
+            auto [first, last] = map.row(a, bb);
+            for (const SiteMap::Run* run = first; run != last; ++run) {
+              const long lo = std::max(run->r0, r0), hi = std::min(run->r1, r1);
+              if (lo >= hi) continue;
+              if (run->type == SiteMap::plain || boundary_is_plain)
+                plain(row0 + lo, hi - lo, st);
+              else
+                for (long r = lo; r < hi; ++r) site(row0 + r, st);
+            }
+          }
+      }
+#pragma omp critical(haloex_lb_stats)
+      total.merge(st);
+    }
+    return total;
+  }
+
+  Stats sweep_local(const std::vector<Box>& boxes, const KernelSet& k, bool swap) {
+    const double* src = grid(aa ? 0 : cur);
+    double* dst = grid(aa ? 0 : 1 - cur);
+    auto fn = swap ? k.local_swap : k.local_same;
+    return sweep(boxes, [&](long s, long n, Stats& st) { fn(src, dst, s, n, ctx, st); },
+                 [](long, Stats&) {}, true);
+  }
+
+  Stats sweep_pull(const std::vector<Box>& boxes, const KernelSet& k) {
+    const double* src = grid(cur);
+    double* dst = grid(1 - cur);
+    return sweep(boxes, [&](long s, long n, Stats& st) { k.pull(src, dst, s, n, ctx, st); },
+                 [&](long s, Stats& st) { k.pull_site(src, dst, s, ctx, st); }, false);
+  }
+
+  Stats sweep_odd(const std::vector<Box>& boxes, const KernelSet& k) {
+    double* a = grid(0);
+    return sweep(boxes, [&](long s, long n, Stats& st) { k.aa_odd(a, s, n, ctx, st); },
+                 [&](long s, Stats& st) { k.aa_odd_site(a, s, ctx, st); }, false);
+  }
+
+  // One exchange wrapped around the update in the configured overlap mode.
+  template <class Update>
+  Stats exchange_and_update(Strategy& strat, FieldView v, Update update, bool write_back = false) {
+    const FieldView views[1] = {v};
+    Stats st;
+    if (cfg.overlap == "interior") {
+      strat.begin(views);
+      {
+        ScopedTimer t(timers, t_update);
+        st = update(inner);
+      }
+      strat.end();
+      if (write_back) restore_guard();
+      ScopedTimer t(timers, t_update);
+      st.merge(update(shell));
+    } else {
+      strat.begin(views);
+      if (cfg.overlap == "map") {
+        ScopedTimer t(timers, t_map);
+        map.build(f0.shape(), vs.ndim, kinds, offsets);
+      }
+      strat.end();
+      if (write_back) restore_guard();
+      ScopedTimer t(timers, t_update);
+      st = update(all);
+    }
+    return st;
+  }
+
+  void step() {
+    const bool mon = monitor.mode() != Monitor::Mode::off && steps % cfg.monitor_every == 0;
+    const KernelSet& k = kern[mon ? 1 : 0];
+    Stats st;
+    if (!aa) {
+      if (state == State::pre) {
+        // The initial populations are pre-collision: collide in place of a
+        // stream, as the AA pattern's first (even) step does.
+        ScopedTimer t(timers, t_update);
+        st = sweep_local(all, k, false);
+      } else {
+        st = exchange_and_update(*fwd, view(cur), [&](const std::vector<Box>& b) { return sweep_pull(b, k); });
+      }
+      cur = 1 - cur;
+      state = State::post_pull;
+    } else if (steps % 2 == 0) {
+      if (reverse_pending) {
+        st = exchange_and_update(
+            *rev, view(0), [&](const std::vector<Box>& b) { return sweep_local(b, k, true); }, true);
+        reverse_pending = false;
+      } else {
+        ScopedTimer t(timers, t_update);
+        st = sweep_local(all, k, true);
+      }
+      state = State::post_even;
+    } else {
+      st = exchange_and_update(*fwd, view(0), [&](const std::vector<Box>& b) { return sweep_odd(b, k); });
+      save_guard();
+      reverse_pending = true;  // outgoing populations sit in the halo
+      state = State::pre;
+    }
+    ScopedTimer t(timers, t_monitor);
+    if (mon) {
+      MonitorStats m;
+      m.rho_min = st.rho_min;
+      m.rho_max = st.rho_max;
+      m.u2_max = st.u2_max;
+      m.nan_sites = st.nan_sites;
+      m.step = steps;
+      monitor.submit(m);
+    } else {
+      monitor.complete();
+    }
+    ++steps;
+  }
+
+  // Bring the state to rest: no write-back outstanding, no reduction pending.
+  void settle() {
+    if (reverse_pending) {
+      const FieldView v[1] = {view(0)};
+      rev->exchange(v);
+      restore_guard();
+      reverse_pending = false;
+    }
+    ScopedTimer t(timers, t_monitor);
+    monitor.complete();
+  }
+
+  std::vector<double> populations() {
+    settle();
+    const FieldShape& sh = f0.shape();
+    const int q = vs.q;
+    const KernelSet& k = kern[0];
+    const double* src = nullptr;
+    if (state == State::pre) {
+      src = grid(aa ? 0 : cur);
+    } else {
+      // Post-collision state: stream once more (reading only) to get f(t).
+      const FieldView v[1] = {view(aa ? 0 : cur)};
+      fwd->exchange(v);
+      src = grid(aa ? 0 : cur);
+    }
+    const Box b = sh.interior();
+    std::vector<double> out(static_cast<size_t>(b.volume() * q), 0.0);
+    size_t n = 0;
+    for (long i = b.lo[0]; i < b.hi[0]; ++i)
+      for (long j = b.lo[1]; j < b.hi[1]; ++j)
+        for (long l = b.lo[2]; l < b.hi[2]; ++l, n += static_cast<size_t>(q)) {
+          const long s = sh.site(i, j, l);
+          if (kinds[static_cast<size_t>(s)] != site_fluid) continue;
+          for (int c = 0; c < q; ++c) {
+            double v;
+            if (state == State::pre) v = src[s * sh.site_stride + c * sh.comp_stride];
+            else if (state == State::post_pull) v = k.incoming_pull(src, s, c, ctx);
+            else v = k.incoming_aa(src, s, c, ctx);
+            out[n + static_cast<size_t>(c)] = v;
+          }
+        }
+    return out;
+  }
+};
+
+Solver::Solver(const LbConfig& config, MPI_Comm comm) {
+  validate(config);
+  impl_ = std::make_unique<Impl>(config, comm);
+}
+
+Solver::~Solver() = default;
+
+const LbConfig& Solver::config() const { return impl_->cfg; }
+const VelocitySet& Solver::velocities() const { return impl_->vs; }
+const Decomposition& Solver::decomposition() const { return impl_->dec; }
+long Solver::steps_done() const { return impl_->steps; }
+const Strategy& Solver::strategy() const { return *impl_->fwd; }
+const std::string& Solver::halo_kind() const { return impl_->halo_kind; }
+long Solver::fluid_sites() const { return impl_->fluid_global; }
+const Monitor& Solver::monitor() const { return impl_->monitor; }
+
+double Solver::halo_bytes_per_step() const {
+  if (!impl_->aa) return static_cast<double>(impl_->fwd_plan.halo_bytes());
+  return 0.5 * static_cast<double>(impl_->fwd_plan.halo_bytes() + impl_->rev_plan->halo_bytes());
+}
+
+void Solver::advance(long n, const std::function<void(long)>& progress) {
+  for (long s = 0; s < n; ++s) {
+    impl_->step();
+    if (progress) progress(impl_->steps);
+  }
+  impl_->settle();
+}
+
+std::vector<double> Solver::local_populations() { return impl_->populations(); }
+
+std::vector<double> Solver::global_populations(int root) {
+  const Decomposition& dec = impl_->dec;
+  MPI_Comm comm = dec.comm();
+  const std::vector<double> local = impl_->populations();
+  const int q = impl_->vs.q, p = dec.size();
+  long box[6] = {dec.offset(0), dec.offset(1), dec.offset(2), dec.local_size(0), dec.local_size(1), dec.local_size(2)};
+  std::vector<long> boxes(static_cast<size_t>(6 * p));
+  mpi_check(MPI_Gather(box, 6, MPI_LONG, boxes.data(), 6, MPI_LONG, root, comm), "MPI_Gather");
+  const int count = static_cast<int>(local.size());
+  std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
+  mpi_check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm), "MPI_Gather");
+  std::vector<double> all;
+  if (dec.rank() == root) {
+    int total = 0;
+    for (int r = 0; r < p; ++r) displs[r] = total, total += counts[r];
+    all.resize(static_cast<size_t>(total));
+  }
+  mpi_check(MPI_Gatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, root,
+                        comm),
+            "MPI_Gatherv");
+  if (dec.rank() != root) return {};
+  const long ny = dec.global_size(1), nz = dec.global_size(2);
+  std::vector<double> out(all.size());
+  for (int r = 0; r < p; ++r) {
+    const long* b = &boxes[static_cast<size_t>(6 * r)];
+    size_t n = static_cast<size_t>(displs[r]);
+    for (long i = 0; i < b[3]; ++i)
+      for (long j = 0; j < b[4]; ++j)
+        for (long l = 0; l < b[5]; ++l, n += static_cast<size_t>(q)) {
+          const size_t g = static_cast<size_t>(((b[0] + i) * ny + (b[1] + j)) * nz + (b[2] + l)) * static_cast<size_t>(q);
+          std::copy_n(all.begin() + static_cast<long>(n), q, out.begin() + static_cast<long>(g));
+        }
+  }
+  return out;
+}
+
+Totals Solver::totals() {
+  const std::vector<double> f = impl_->populations();
+  const VelocitySet& vs = impl_->vs;
+  ExactSum mass, mom[3];
+  for (size_t s = 0; s < f.size(); s += static_cast<size_t>(vs.q))
+    for (int c = 0; c < vs.q; ++c) {
+      const double v = f[s + static_cast<size_t>(c)];
+      mass.add(v);
+      for (int d = 0; d < 3; ++d)
+        if (vs.c[c][d] != 0) mom[d].add(vs.c[c][d] > 0 ? v : -v);
+    }
+  MPI_Comm comm = impl_->dec.comm();
+  mass.allreduce(comm);
+  Totals t;
+  t.mass = mass.value();
+  for (int d = 0; d < 3; ++d) {
+    mom[d].allreduce(comm);
+    t.momentum[d] = mom[d].value();
+  }
+  return t;
+}
+
+const Timers& Solver::timers() {
+  Impl& m = *impl_;
+  HaloTimes h = m.fwd->times();
+  if (m.rev) {
+    const HaloTimes& r = m.rev->times();
+    h.begin_s += r.begin_s, h.end_s += r.end_s, h.pack_s += r.pack_s, h.unpack_s += r.unpack_s;
+    h.exchanges += r.exchanges;
+  }
+  m.timers.set(t_halo_begin, h.begin_s, h.exchanges);
+  m.timers.set(t_halo_end, h.end_s, h.exchanges);
+  m.timers.set(t_pack, h.pack_s, h.exchanges);
+  m.timers.set(t_unpack, h.unpack_s, h.exchanges);
+  m.timers.set(t_halo_mpi, h.mpi_s(), h.exchanges);
+  return m.timers;
+}
+
+void Solver::reset_timers() {
+  impl_->timers.reset();
+  impl_->fwd->reset_times();
+  if (impl_->rev) impl_->rev->reset_times();
+}
+
+}  // namespace haloex::lb
