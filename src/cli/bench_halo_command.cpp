@@ -3,7 +3,6 @@
 
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "commands.hpp"
 #include "haloex/bench/halo_bench.hpp"
@@ -59,11 +58,7 @@ HaloBenchOptions to_options(const Args& a) {
   o.iterations = a.iterations;
   o.repeats = a.repeats;
   o.warmup = a.warmup;
-  if (!a.strategies.empty()) {
-    std::stringstream ss(a.strategies);
-    std::string s;
-    while (std::getline(ss, s, ',')) o.strategies.push_back(s);
-  }
+  o.strategies = split_names(a.strategies);
   o.progress = !a.quiet;
   return o;
 }

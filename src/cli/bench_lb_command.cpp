@@ -3,7 +3,6 @@
 
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "commands.hpp"
 #include "haloex/bench/lb_bench.hpp"
@@ -28,14 +27,6 @@ struct Args {
   std::string json;
   bool quiet = false;
 };
-
-std::vector<std::string> words(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string w; std::getline(ss, w, ',');)
-    if (!w.empty()) out.push_back(w);
-  return out;
-}
 
 }  // namespace
 
@@ -66,10 +57,10 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       LbBenchOptions o;
       o.sizes = parse_long_list(a->sizes, "--sizes");
       o.velocity_set = a->velocity_set;
-      o.kernels = words(a->kernels);
-      o.layouts = words(a->layouts);
-      o.strategies = words(a->strategies);
-      o.overlaps = words(a->overlaps);
+      o.kernels = split_names(a->kernels);
+      o.layouts = split_names(a->layouts);
+      o.strategies = split_names(a->strategies);
+      o.overlaps = split_names(a->overlaps);
       for (long t : a->threads.empty() ? std::vector<long>{} : parse_long_list(a->threads, "--threads")) {
         if (t < 1 || t > 1024) throw InputError("--threads entries must be between 1 and 1024");
         o.threads.push_back(static_cast<int>(t));
@@ -94,7 +85,7 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       if (rank == 0) {
         std::cout << "# haloex bench lb: " << o.velocity_set << ", " << size << " ranks, median of " << o.repeats
                   << " samples of " << o.steps << " steps; MLUPS over fluid sites; ratio to the first config\n"
-                  << format_lb_table(o, results) << std::flush;
+                  << format_lb_table(results) << std::flush;
         if (!a->json.empty()) {
           write_json_lines(a->json, records);
           std::cout << "# wrote " << records.size() << " records to " << a->json << "\n";

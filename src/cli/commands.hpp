@@ -3,8 +3,20 @@
 // parser and sets `run` to what executes it after MPI is up.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace haloex::cli {
+
+/// The non-empty entries of a comma-separated list ("staged,direct").
+inline std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string w; std::getline(ss, w, ',');)
+    if (!w.empty()) out.push_back(w);
+  return out;
+}
 
 /// What the chosen subcommand runs; returns the exit code.
 using Runner = std::function<int()>;

@@ -3,6 +3,7 @@
 // every code path, so that vector bodies, remainders and the scalar boundary
 // path round identically: that, and -ffp-contract=off for this directory, is
 // what makes results bit-identical for any decomposition and thread count.
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -148,6 +149,33 @@ inline void observe(Stats& st, double rho, double u2) {
   if constexpr (Mon) track(st.rho_min, st.rho_max, st.u2_max, st.nan_sites, rho, u2);
 }
 
+// The vectorised site loop every fast kernel shares: load(s, I) gives
+// direction I's pre-collision value at site s, store(s, I, v) puts its
+// post-collision value where the kernel keeps it.
+template <class L, bool Forced, bool Mon, class Load, class Store>
+inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load load, Store store) {
+  constexpr int Q = L::q;
+  const Collision p = coll;
+  double rmin = st.rho_min, rmax = st.rho_max, umax = st.u2_max, nan = st.nan_sites;
+#pragma omp simd reduction(min : rmin) reduction(max : rmax, umax) reduction(+ : nan)
+  for (long s = s0; s < s0 + n; ++s) {
+    double f[Q], o[Q], rho, u2;
+    static_for<Q>([&](auto I) { f[I] = load(s, I); });
+    collide<L, Forced>(f, o, p, rho, u2);
+    static_for<Q>([&](auto I) { store(s, I, o[I]); });
+    if constexpr (Mon) track(rmin, rmax, umax, nan, rho, u2);
+  }
+  st.rho_min = rmin, st.rho_max = rmax, st.u2_max = umax, st.nan_sites = nan;
+}
+
+// The velocity displacements as a local copy the loops can keep in registers.
+template <int Q>
+inline std::array<long, Q> offsets_of(const Context& c) {
+  std::array<long, Q> off{};
+  for (int i = 0; i < Q; ++i) off[i] = c.off[i];
+  return off;
+}
+
 /// Collide without streaming: read direction i at s, write it to slot i
 /// (Swap false: the two-grid kernel's first step) or slot opposite(i) (the AA
 /// pattern's even step) of dst at s.
@@ -155,17 +183,9 @@ template <class L, bool Soa, bool Forced, bool Mon, bool Swap>
 void local_run(const double* src, double* dst, long s0, long n, const Context& c, Stats& st) {
   constexpr int Q = L::q;
   const long cs = c.cs;
-  const Collision p = c.coll;
-  double rmin = st.rho_min, rmax = st.rho_max, umax = st.u2_max, nan = st.nan_sites;
-#pragma omp simd reduction(min : rmin) reduction(max : rmax, umax) reduction(+ : nan)
-  for (long s = s0; s < s0 + n; ++s) {
-    double f[Q], o[Q], rho, u2;
-    static_for<Q>([&](auto I) { f[I] = src[at<Soa, Q>(s, I, cs)]; });
-    collide<L, Forced>(f, o, p, rho, u2);
-    static_for<Q>([&](auto I) { dst[at<Soa, Q>(s, Swap ? L::opp[I] : int(I), cs)] = o[I]; });
-    if constexpr (Mon) track(rmin, rmax, umax, nan, rho, u2);
-  }
-  st.rho_min = rmin, st.rho_max = rmax, st.u2_max = umax, st.nan_sites = nan;
+  run_sites<L, Forced, Mon>(
+      s0, n, c.coll, st, [=](long s, auto I) { return src[at<Soa, Q>(s, I, cs)]; },
+      [=](long s, auto I, double v) { dst[at<Soa, Q>(s, Swap ? L::opp[I] : int(I), cs)] = v; });
 }
 
 /// Two-grid pull: f_i(x) = src_i(x - c_i), collide, write dst at x.
@@ -173,19 +193,10 @@ template <class L, bool Soa, bool Forced, bool Mon>
 void pull_run(const double* src, double* dst, long s0, long n, const Context& c, Stats& st) {
   constexpr int Q = L::q;
   const long cs = c.cs;
-  long off[Q];
-  for (int i = 0; i < Q; ++i) off[i] = c.off[i];
-  const Collision p = c.coll;
-  double rmin = st.rho_min, rmax = st.rho_max, umax = st.u2_max, nan = st.nan_sites;
-#pragma omp simd reduction(min : rmin) reduction(max : rmax, umax) reduction(+ : nan)
-  for (long s = s0; s < s0 + n; ++s) {
-    double f[Q], o[Q], rho, u2;
-    static_for<Q>([&](auto I) { f[I] = src[at<Soa, Q>(s - off[I], I, cs)]; });
-    collide<L, Forced>(f, o, p, rho, u2);
-    static_for<Q>([&](auto I) { dst[at<Soa, Q>(s, I, cs)] = o[I]; });
-    if constexpr (Mon) track(rmin, rmax, umax, nan, rho, u2);
-  }
-  st.rho_min = rmin, st.rho_max = rmax, st.u2_max = umax, st.nan_sites = nan;
+  const std::array<long, Q> off = offsets_of<Q>(c);
+  run_sites<L, Forced, Mon>(
+      s0, n, c.coll, st, [=](long s, auto I) { return src[at<Soa, Q>(s - off[I], I, cs)]; },
+      [=](long s, auto I, double v) { dst[at<Soa, Q>(s, I, cs)] = v; });
 }
 
 /// AA pattern, odd step: read direction i from slot opposite(i) at x - c_i,
@@ -195,19 +206,10 @@ template <class L, bool Soa, bool Forced, bool Mon>
 void aa_odd_run(double* a, long s0, long n, const Context& c, Stats& st) {
   constexpr int Q = L::q;
   const long cs = c.cs;
-  long off[Q];
-  for (int i = 0; i < Q; ++i) off[i] = c.off[i];
-  const Collision p = c.coll;
-  double rmin = st.rho_min, rmax = st.rho_max, umax = st.u2_max, nan = st.nan_sites;
-#pragma omp simd reduction(min : rmin) reduction(max : rmax, umax) reduction(+ : nan)
-  for (long s = s0; s < s0 + n; ++s) {
-    double f[Q], o[Q], rho, u2;
-    static_for<Q>([&](auto I) { f[I] = a[at<Soa, Q>(s - off[I], L::opp[I], cs)]; });
-    collide<L, Forced>(f, o, p, rho, u2);
-    static_for<Q>([&](auto I) { a[at<Soa, Q>(s + off[I], I, cs)] = o[I]; });
-    if constexpr (Mon) track(rmin, rmax, umax, nan, rho, u2);
-  }
-  st.rho_min = rmin, st.rho_max = rmax, st.u2_max = umax, st.nan_sites = nan;
+  const std::array<long, Q> off = offsets_of<Q>(c);
+  run_sites<L, Forced, Mon>(
+      s0, n, c.coll, st, [=](long s, auto I) { return a[at<Soa, Q>(s - off[I], L::opp[I], cs)]; },
+      [=](long s, auto I, double v) { a[at<Soa, Q>(s + off[I], I, cs)] = v; });
 }
 
 /// Incoming population i at site s for a pull from `src` holding

@@ -400,15 +400,13 @@ struct Solver::Impl {
     const FieldShape& sh = f0.shape();
     const int q = vs.q;
     const KernelSet& k = kern[0];
-    const double* src = nullptr;
-    if (state == State::pre) {
-      src = grid(aa ? 0 : cur);
-    } else {
+    const int g = aa ? 0 : cur;
+    if (state != State::pre) {
       // Post-collision state: stream once more (reading only) to get f(t).
-      const FieldView v[1] = {view(aa ? 0 : cur)};
+      const FieldView v[1] = {view(g)};
       fwd->exchange(v);
-      src = grid(aa ? 0 : cur);
     }
+    const double* src = grid(g);
     const Box b = sh.interior();
     std::vector<double> out(static_cast<size_t>(b.volume() * q), 0.0);
     size_t n = 0;

@@ -48,7 +48,7 @@ struct LbBenchResult {
 std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt, std::ostream& log);
 
 /// Aligned table of the results.
-std::string format_lb_table(const LbBenchOptions& opt, const std::vector<LbBenchResult>& results);
+std::string format_lb_table(const std::vector<LbBenchResult>& results);
 
 /// JSON records, each with the run's metadata.
 std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions& opt,
