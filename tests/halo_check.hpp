@@ -38,10 +38,14 @@ void initialise(Field<T>& f, const Decomposition& dec) {
         }
 }
 
+/// Which halo regions to check (empty: all).
+using Regions = std::function<bool(const Offset&)>;
+
 /// Number of elements that differ from the expectation on this rank (the
 /// first few are printed with their coordinates).
 template <class T>
-long count_wrong(const Field<T>& f, const Decomposition& dec, const Expect& expect, const char* label) {
+long count_wrong(const Field<T>& f, const Decomposition& dec, const Expect& expect, const char* label,
+                 const Regions& regions = {}) {
   const FieldShape& s = f.shape();
   const Box all = s.allocated();
   long wrong = 0;
@@ -61,6 +65,7 @@ long count_wrong(const Field<T>& f, const Decomposition& dec, const Expect& expe
           }
         }
         const bool halo = o != Offset{0, 0, 0};
+        if (halo && regions && !regions(o)) continue;
         for (int c = 0; c < s.ncomp; ++c) {
           const long e = s.element(i, j, k, c);
           const bool filled = !halo || (exists && (!expect || expect(o, c)));

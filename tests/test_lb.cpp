@@ -346,6 +346,11 @@ LbConfig everything(const std::string& set) {
   o.center = {4, 4, 3};
   o.radius = 2.2;
   c.obstacles.push_back(o);
+  // A second one across the periodic boundary at x = 0 (and z = 0 in 3-D):
+  // solid halo sites across dimensions a rank may have to itself.
+  o.center = {0, 6, 0};
+  o.radius = 1.6;
+  c.obstacles.push_back(o);
   c.monitor_mode = "nonblocking";
   return c;
 }

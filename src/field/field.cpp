@@ -1,6 +1,16 @@
 #include "haloex/field/field.hpp"
 
+#include <sys/mman.h>
+
 namespace haloex {
+
+void advise_huge_pages(void* p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  (void)madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed
+#else
+  (void)p, (void)bytes;
+#endif
+}
 
 std::string to_string(Layout l) { return l == Layout::aos ? "aos" : "soa"; }
 std::string to_string(ElementType t) { return t == ElementType::f64 ? "double" : "float"; }

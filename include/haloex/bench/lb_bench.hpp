@@ -33,11 +33,12 @@ struct LbBenchOptions {
 struct LbBenchResult {
   long size = 0;
   int threads = 1;
-  std::string config;               // "stream" or kernel/layout/strategy/overlap
+  std::string config;               // "stream", "stream-q<q>" or kernel/layout/strategy/overlap
   std::vector<double> samples;      // MLUPS per sample (stream: bytes/s)
   Summary summary;
-  double roofline_mlups = 0;        // median stream bandwidth / bytes per update
+  double roofline_mlups = 0;        // median 1-array sweep bandwidth / bytes per update
   double fraction = 0;              // median MLUPS / roofline
+  double fraction_q = 0;            // median MLUPS / q-array sweep's roofline
   std::vector<double> halo_s_per_step;  // per sample, slowest rank
   double halo_median_s = 0;
   double bytes_per_update = 0;      // 2 * q * 8

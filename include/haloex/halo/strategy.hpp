@@ -26,6 +26,12 @@ struct HaloTimes {
 /// Executes a plan. begin() starts filling the halos of the given fields,
 /// end() completes it; the interior may be read and the parts of it that feed
 /// no halo may be written in between. The plan must outlive the strategy.
+///
+/// Every strategy guarantees that when begin() returns, the halo regions that
+/// lie only across dimensions with a single process (periodic images of this
+/// rank's own sites) are complete: their copies are local and are made in
+/// begin(). An overlapping solver relies on it to update sites next to such
+/// halos before end() (tested for every strategy, HaloBegin).
 class Strategy {
  public:
   virtual ~Strategy() = default;
