@@ -35,8 +35,9 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   auto* cmd = bench.add_subcommand(
       "lb",
       "Time LB steps (MLUPS) of each kernel/layout/strategy/overlap configuration on an L^3 lattice,\n"
-      "interleaved with an in-place read-modify-write sweep that measures the memory bandwidth in the\n"
-      "same run; report the fraction of the roofline (bandwidth / (2 x q x 8 bytes) per update).");
+      "interleaved with two in-place read-modify-write sweeps that measure the memory bandwidth in the\n"
+      "same run: over one array (the roofline, bandwidth / (2 x q x 8 bytes) per update: 'fraction')\n"
+      "and over q arrays, a cache line of each in turn as an SoA kernel reads them ('q-frac').");
   cmd->add_option("-m,-L,--sizes", a->sizes, "Global lattice edge L, comma-separated (e.g. 64,128)")->capture_default_str();
   cmd->add_option("--velocity-set", a->velocity_set, "D2Q9, D3Q15, D3Q19 or D3Q27")->capture_default_str();
   cmd->add_option("-k,--kernels", a->kernels, "Kernels: aa (in place), pull (two grids)")->capture_default_str();

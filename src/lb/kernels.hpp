@@ -11,15 +11,11 @@
 
 #include "haloex/lb/velocity_set.hpp"
 
-
-
-
-
 namespace haloex::lb::detail {
 
-// The collision is large enough that GCC declines to inline it into the simd
-// site loop, which then calls a scalar function per lane (about 5x slower).
-// Everything the loop body calls is therefore forced inline.
+// The collision is large enough that GCC declines to inline it into the site
+// loop and calls it once per site, which also keeps the loop from being
+// vectorised. Everything the loop body calls is therefore forced inline.
 #define HALOEX_LB_INLINE inline __attribute__((always_inline))
 
 /// Call f(std::integral_constant<int, I>) for I = 0 .. N-1, unrolled.
@@ -239,8 +235,11 @@ void local_run(const double* src, double* dst, long s0, long n, const Context& c
   constexpr int Q = L::q;
   const long cs = c.cs;
   run_sites<L, Forced, Mon, !Soa>(
-      s0, n, c.coll, st, [=](long s, auto I) __attribute__((always_inline)) -> const double& { return src[at<Soa, Q>(s, I, cs)]; },
-      [=](long s, auto I) __attribute__((always_inline)) -> double& { return dst[at<Soa, Q>(s, Swap ? L::opp[I] : int(I), cs)]; });
+      s0, n, c.coll, st,
+      [=](long s, auto I) __attribute__((always_inline)) -> const double& { return src[at<Soa, Q>(s, I, cs)]; },
+      [=](long s, auto I) __attribute__((always_inline)) -> double& {
+        return dst[at<Soa, Q>(s, Swap ? L::opp[I] : int(I), cs)];
+      });
 }
 
 /// Two-grid pull: f_i(x) = src_i(x - c_i), collide, write dst at x.
@@ -250,7 +249,10 @@ void pull_run(const double* src, double* dst, long s0, long n, const Context& c,
   const long cs = c.cs;
   const std::array<long, Q> off = offsets_of<Q>(c);
   run_sites<L, Forced, Mon, !Soa>(
-      s0, n, c.coll, st, [=](long s, auto I) __attribute__((always_inline)) -> const double& { return src[at<Soa, Q>(s - off[I], I, cs)]; },
+      s0, n, c.coll, st,
+      [=](long s, auto I) __attribute__((always_inline)) -> const double& {
+        return src[at<Soa, Q>(s - off[I], I, cs)];
+      },
       [=](long s, auto I) __attribute__((always_inline)) -> double& { return dst[at<Soa, Q>(s, I, cs)]; });
 }
 
@@ -263,7 +265,10 @@ void aa_odd_run(double* a, long s0, long n, const Context& c, Stats& st) {
   const long cs = c.cs;
   const std::array<long, Q> off = offsets_of<Q>(c);
   run_sites<L, Forced, Mon, !Soa>(
-      s0, n, c.coll, st, [=](long s, auto I) __attribute__((always_inline)) -> const double& { return a[at<Soa, Q>(s - off[I], L::opp[I], cs)]; },
+      s0, n, c.coll, st,
+      [=](long s, auto I) __attribute__((always_inline)) -> const double& {
+        return a[at<Soa, Q>(s - off[I], L::opp[I], cs)];
+      },
       [=](long s, auto I) __attribute__((always_inline)) -> double& { return a[at<Soa, Q>(s + off[I], I, cs)]; });
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // `haloex bench lb`: LB kernels and halo strategies against the machine's
-// memory bandwidth, measured in the same run by an in-place
-// read-modify-write sweep (the traffic pattern of an in-place LB kernel).
+// memory bandwidth, measured in the same run by in-place read-modify-write
+// sweeps over one array (the roofline) and over q arrays (the access order of
+// an SoA kernel).
 #include <mpi.h>
 
 #include <nlohmann/json.hpp>
