@@ -15,9 +15,10 @@ declare -A why=(
   [nlohmann-json3-dev]="JSON result records"
   [libtomlplusplus-dev]="TOML case files of the LB solver (toml++)"
   [libgtest-dev]="C++ unit tests"
-  [python3]="checks of the benchmark's JSON records in the tests"
+  [python3]="haloex-lab (campaigns, reports) and checks of the JSON records in the tests"
+  [python3-venv]="the virtual environment haloex-lab's PyPI packages go into (.venv)"
 )
-packages=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev python3)
+packages=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev python3 python3-venv)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   missing=()
@@ -27,14 +28,14 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
     echo "CLI11, nlohmann-json, toml++ (tomlplusplus), GoogleTest and python3. Not found on PATH: ${missing[*]}" >&2
     exit 1
   fi
-  exit 0
+  exec bash "$(dirname "$0")/python-env.sh"
 fi
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-((${#missing[@]} == 0)) && exit 0
+((${#missing[@]} == 0)) && exec bash "$(dirname "$0")/python-env.sh"
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "haloex needs these Debian packages, which are not installed:" >&2
@@ -46,3 +47,4 @@ echo "Installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+exec bash "$(dirname "$0")/python-env.sh"

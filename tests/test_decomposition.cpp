@@ -6,17 +6,12 @@
 #include <algorithm>
 
 #include "halo_check.hpp"
+#include "world.hpp"
 #include "haloex/bench/halo_bench.hpp"
 #include "haloex/halo/strategy.hpp"
 
 namespace haloex::test {
 namespace {
-
-int world_size() {
-  int n = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
 
 class Decomp : public ::testing::TestWithParam<std::tuple<int, bool>> {};
 

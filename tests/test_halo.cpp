@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "halo_check.hpp"
+#include "world.hpp"
 #include "haloex/halo/strategy.hpp"
 
 namespace haloex::test {
@@ -23,12 +24,6 @@ DecompositionSpec spec_of(int ndim, bool mixed) {
   // ranks then lands on the non-periodic x, where red-black still works.
   s.periodic = {!mixed, true, true};
   return s;
-}
-
-int world_size() {
-  int n = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
 }
 
 // Red-black cannot colour a periodic ring of odd length; computed here from

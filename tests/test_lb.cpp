@@ -13,20 +13,16 @@
 #include <numbers>
 #include <random>
 
+#include "world.hpp"
 #include "haloex/core/exact_sum.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "haloex/lb/solver.hpp"
 
 using namespace haloex;
 using namespace haloex::lb;
+using haloex::test::world_rank;
 
 namespace {
-
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
 
 // Every rank agrees that a condition holds on rank 0 (rank 0 checked it).
 bool bcast_ok(bool ok) {

@@ -7,24 +7,54 @@
 #include <ostream>
 #include <sstream>
 
+#include "haloex/bench/busy_wait.hpp"
 #include "haloex/bench/record.hpp"
+#include "haloex/lb/velocity_set.hpp"
 #include "haloex/halo/strategy.hpp"
 
 namespace haloex {
 
 double cubic_halo_bytes(long L, int ncomp, size_t element_bytes) {
-  const double l = static_cast<double>(L);
-  return (6 * l * l + 12 * l + 8) * ncomp * static_cast<double>(element_bytes);
+  return box_halo_sites(L, L, L) * ncomp * static_cast<double>(element_bytes);
+}
+
+double box_halo_sites(long a, long b, long c) {
+  const double x = static_cast<double>(a), y = static_cast<double>(b), z = static_cast<double>(c);
+  return 2 * (x * y + y * z + z * x) + 4 * (x + y + z) + 8;
+}
+
+std::array<long, max_dims> subdomain_extents(const std::string& shape, long L, int ndim) {
+  if (L < 1) throw InputError("subdomain size " + std::to_string(L) + " must be at least 1");
+  std::array<long, max_dims> e{1, 1, 1};
+  if (shape == "cubic") {
+    for (int d = 0; d < ndim; ++d) e[d] = L;
+  } else if (shape == "noncubic") {
+    if (L % 2 != 0)
+      throw InputError("a non-cubic L x 1.5L x 2L subdomain needs an even L (1.5L must be whole), got L=" +
+                       std::to_string(L));
+    const std::array<long, max_dims> n{L, 3 * L / 2, 2 * L};
+    for (int d = 0; d < ndim; ++d) e[d] = n[d];
+  } else {
+    throw InputError("unknown subdomain shape '" + shape + "' (valid: cubic, noncubic)");
+  }
+  return e;
 }
 
 namespace {
 
-DecompositionSpec spec_for(MPI_Comm comm, const HaloBenchOptions& opt, long L) {
+// The decomposition of one benchmark case: an edge L per rank, or the fixed
+// global lattice N^d.
+DecompositionSpec spec_for(MPI_Comm comm, const HaloBenchOptions& opt, long size) {
   DecompositionSpec spec;
   spec.ndim = opt.ndim;
   spec.periodic = opt.periodic;
   spec.procs = resolve_process_grid(comm_size(comm), opt.ndim, opt.procs);
-  for (int d = 0; d < opt.ndim; ++d) spec.global[d] = L * spec.procs[d];
+  if (opt.global > 0) {
+    for (int d = 0; d < opt.ndim; ++d) spec.global[d] = opt.global;
+  } else {
+    const auto ext = subdomain_extents(opt.shape, size, opt.ndim);
+    for (int d = 0; d < opt.ndim; ++d) spec.global[d] = ext[d] * spec.procs[d];
+  }
   return spec;
 }
 
@@ -40,23 +70,49 @@ void fill(Field<T>& f) {
   for (size_t i = 0; i < f.size(); ++i) p[i] = static_cast<T>(i % 1000) * T(0.001);
 }
 
+ComponentPredicate travels_for(const HaloBenchOptions& opt) {
+  if (opt.plan == "full") return {};
+  if (opt.plan != "reduced") throw InputError("unknown halo plan '" + opt.plan + "' (valid: full, reduced)");
+  const lb::VelocitySet vs = lb::velocity_set(opt.velocity_set);
+  if (vs.q != opt.ncomp || vs.ndim != opt.ndim)
+    throw InputError("the reduced plan of " + vs.name + " needs --ncomp " + std::to_string(vs.q) + " and --dims " +
+                     std::to_string(vs.ndim) + ", got " + std::to_string(opt.ncomp) + " and " +
+                     std::to_string(opt.ndim));
+  return crossing_components(vs.c);
+}
+
+// The slowest rank's time of `calls` calls of `body`, started together.
+template <class Body>
+double timed(MPI_Comm comm, int calls, Body&& body) {
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < calls; ++i) body();
+  const double local = MPI_Wtime() - t0;
+  double slowest = 0;
+  MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+  return slowest / calls;
+}
+
 }  // namespace
 
 std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOptions& opt, std::ostream& log) {
   if (opt.iterations < 1) throw InputError("--iterations must be at least 1");
   if (opt.repeats < 1) throw InputError("--repeats must be at least 1");
   if (opt.warmup < 0) throw InputError("--warmup must not be negative");
-  if (opt.sizes.empty()) throw InputError("give at least one subdomain size");
-  for (long L : opt.sizes)
-    if (L < 1) throw InputError("subdomain size " + std::to_string(L) + " must be at least 1");
+  if (opt.work_s < 0) throw InputError("--work-us must not be negative");
+  if (opt.global < 0) throw InputError("--global must be positive");
+  if (opt.global == 0 && opt.sizes.empty()) throw InputError("give at least one subdomain size");
+  for (long L : opt.sizes) subdomain_extents(opt.shape, L, opt.ndim);  // throws for a bad size
+  const ComponentPredicate travels = travels_for(opt);
 
   const int rank = comm_rank(comm);
   const int threads = omp_get_max_threads();
   const bool explicit_list = !opt.strategies.empty();
   const std::vector<std::string> names = explicit_list ? opt.strategies : strategy_names();
+  const std::vector<long> cases = opt.global > 0 ? std::vector<long>{opt.global} : opt.sizes;
   std::vector<HaloBenchResult> results;
 
-  for (long L : opt.sizes) {
+  for (long L : cases) {
     Decomposition dec(comm, spec_for(comm, opt, L));
     // One field per element type keeps the exchange code path the real one.
     std::unique_ptr<Field<double>> fd;
@@ -71,7 +127,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       fill(*ff);
       view = ff->view();
     }
-    Plan plan(dec, {FieldSpec{view.shape, {}}});
+    Plan plan(dec, {FieldSpec{view.shape, travels}});
 
     std::vector<Candidate> cands;
     for (const std::string& n : names) {
@@ -87,20 +143,23 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     for (Candidate& c : cands)
       for (int i = 0; i < opt.warmup; ++i) c.strategy->exchange(fields);
 
-    std::vector<std::vector<double>> samples(cands.size());
+    const bool overlap = opt.work_s > 0;
+    std::vector<std::vector<double>> plain(cands.size()), both(cands.size()), work(cands.size());
     for (int r = 0; r < opt.repeats; ++r) {
       if (opt.progress && rank == 0)
         log << "[bench halo] L=" << L << " repeat " << r + 1 << "/" << opt.repeats << "\n" << std::flush;
       // Interleave strategies within each repeat, so drifts in machine load
       // spread over all of them rather than biasing one.
       for (size_t s = 0; s < cands.size(); ++s) {
-        MPI_Barrier(dec.comm());
-        const double t0 = MPI_Wtime();
-        for (int i = 0; i < opt.iterations; ++i) cands[s].strategy->exchange(fields);
-        const double local = MPI_Wtime() - t0;
-        double slowest = 0;
-        MPI_Reduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, dec.comm());
-        samples[s].push_back(slowest / opt.iterations);
+        Strategy& st = *cands[s].strategy;
+        plain[s].push_back(timed(dec.comm(), opt.iterations, [&] { st.exchange(fields); }));
+        if (!overlap) continue;
+        both[s].push_back(timed(dec.comm(), opt.iterations, [&] {
+          st.begin(fields);
+          busy_wait(opt.work_s);
+          st.end();
+        }));
+        work[s].push_back(timed(dec.comm(), opt.iterations, [&] { busy_wait(opt.work_s); }));
       }
     }
 
@@ -110,19 +169,33 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     MPI_Reduce(&msgs, &msgs_max, 1, MPI_INT, MPI_MAX, 0, dec.comm());
     if (rank != 0) continue;
 
-    const double sites = static_cast<double>(dec.local_volume());
+    double global_sites = 1;
+    for (int d = 0; d < opt.ndim; ++d) global_sites *= static_cast<double>(dec.global_size(d));
+    const double sites = global_sites / dec.size();
     double staged_median = 0;
     const size_t first = results.size();
     for (size_t s = 0; s < cands.size(); ++s) {
       HaloBenchResult res;
       res.strategy = cands[s].name;
       res.size = L;
-      res.time_per_call_s = samples[s];
-      res.summary = summarize(samples[s]);
+      for (int d = 0; d < opt.ndim; ++d) {
+        res.global[d] = dec.global_size(d);
+        res.local[d] = dec.local_size(d);
+      }
+      res.sites_per_rank = sites;
+      res.time_per_call_s = plain[s];
+      res.summary = summarize(plain[s]);
       res.halo_bytes = bytes_sum / dec.size();
       res.messages = msgs_max;
       res.beff_bytes_per_s = effective_bandwidth(res.halo_bytes, res.summary.median);
       res.updates_per_core_per_s = updates_per_core(sites, res.summary.median, threads);
+      if (overlap) {
+        res.overlap_time_per_call_s = both[s];
+        res.work_time_per_call_s = work[s];
+        res.overlap_summary = summarize(both[s]);
+        res.overlap_fraction =
+            hidden_fraction(res.summary.median, summarize(work[s]).median, res.overlap_summary.median);
+      }
       if (res.strategy == "staged") staged_median = res.summary.median;
       results.push_back(std::move(res));
     }
@@ -135,16 +208,22 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
 std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<HaloBenchResult>& results) {
   std::ostringstream out;
   long current = -1;
+  const bool overlap = opt.work_s > 0;
   for (const HaloBenchResult& r : results) {
     if (r.size != current) {
       current = r.size;
-      out << (out.tellp() > 0 ? "\n" : "") << "# L = " << r.size << " per rank (" << opt.ncomp << " x "
-          << to_string(opt.type) << " " << to_string(opt.layout) << ", halo " << opt.halo << ", "
-          << std::fixed << std::setprecision(3) << r.halo_bytes / 1e6 << " MB halo per rank, " << opt.iterations
-          << " calls x " << opt.repeats << " repeats)\n";
+      out << (out.tellp() > 0 ? "\n" : "") << "# " << (opt.global > 0 ? "global " + extents_text(r.global, opt.ndim) + ", " : std::string())
+          << "subdomain " << extents_text(r.local, opt.ndim) << " (" << opt.ncomp << " x " << to_string(opt.type)
+          << " " << to_string(opt.layout) << ", " << opt.plan << " plan, halo " << opt.halo << ", " << std::fixed
+          << std::setprecision(3) << r.halo_bytes / 1e6 << " MB halo per rank, " << opt.iterations << " calls x "
+          << opt.repeats << " repeats";
+      if (overlap) out << ", " << std::setprecision(1) << opt.work_s * 1e6 << " us work between begin and end";
+      out << ")\n";
       out << std::left << std::setw(16) << "strategy" << std::right << std::setw(12) << "median_us" << std::setw(12)
           << "mean_us" << std::setw(10) << "std_us" << std::setw(12) << "min_us" << std::setw(12) << "B_eff_GB/s"
-          << std::setw(14) << "Mupd/core/s" << std::setw(11) << "vs_staged" << "\n";
+          << std::setw(14) << "Mupd/core/s" << std::setw(11) << "vs_staged";
+      if (overlap) out << std::setw(15) << "overlap_med_us" << std::setw(9) << "hidden";
+      out << "\n";
     }
     const Summary& s = r.summary;
     out << std::left << std::setw(16) << r.strategy << std::right << std::fixed << std::setprecision(2)
@@ -155,6 +234,9 @@ std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<Hal
       out << r.ratio_to_staged;
     else
       out << "-";
+    if (overlap)
+      out << std::setw(15) << std::setprecision(2) << r.overlap_summary.median * 1e6 << std::setw(9)
+          << std::setprecision(3) << r.overlap_fraction;
     out << "\n";
   }
   return out.str();
@@ -163,35 +245,40 @@ std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<Hal
 std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOptions& opt,
                                                const std::vector<HaloBenchResult>& results) {
   const nlohmann::json meta = run_metadata(comm, "halo");
+  const std::array<int, max_dims> grid = resolve_process_grid(comm_size(comm), opt.ndim, opt.procs);
   std::vector<nlohmann::json> out;
   for (const HaloBenchResult& r : results) {
     nlohmann::json j = meta;
-    const DecompositionSpec spec = spec_for(comm, opt, r.size);
-    const std::vector<int> procs(spec.procs.begin(), spec.procs.begin() + opt.ndim);
     j["strategy"] = r.strategy;
     j["ndim"] = opt.ndim;
-    j["process_grid"] = procs;
-    j["global_size"] = std::vector<long>(spec.global.begin(), spec.global.begin() + opt.ndim);
+    j["process_grid"] = std::vector<int>(grid.begin(), grid.begin() + opt.ndim);
+    j["global_size"] = std::vector<long>(r.global.begin(), r.global.begin() + opt.ndim);
+    j["scaling"] = opt.global > 0 ? "strong" : "fixed-subdomain";
+    j["shape"] = opt.global > 0 ? "global" : opt.shape;
     j["local_size"] = r.size;
+    j["local_extent"] = std::vector<long>(r.local.begin(), r.local.begin() + opt.ndim);
+    j["sites_per_rank"] = r.sites_per_rank;
     j["periodic"] = std::vector<bool>(opt.periodic.begin(), opt.periodic.begin() + opt.ndim);
     j["ncomp"] = opt.ncomp;
     j["halo_width"] = opt.halo;
+    j["halo_plan"] = opt.plan;
+    if (opt.plan == "reduced") j["velocity_set"] = opt.velocity_set;
     j["dtype"] = to_string(opt.type);
     j["layout"] = to_string(opt.layout);
     j["calls_per_sample"] = opt.iterations;
     j["warmup_calls"] = opt.warmup;
-    j["time_per_call_s"] = r.time_per_call_s;
-    j["median_time_per_call_s"] = r.summary.median;
-    j["mean_time_per_call_s"] = r.summary.mean;
-    j["stddev_time_per_call_s"] = r.summary.stddev;
-    j["ci95_time_per_call_s"] = {r.summary.ci95_low, r.summary.ci95_high};
-    j["min_time_per_call_s"] = r.summary.min;
-    j["max_time_per_call_s"] = r.summary.max;
+    put_samples(j, "time_per_call_s", r.time_per_call_s);
     j["halo_bytes"] = r.halo_bytes;
     j["messages"] = r.messages;
     j["beff_bytes_per_s"] = r.beff_bytes_per_s;
     j["updates_per_core_per_s"] = r.updates_per_core_per_s;
     j["ratio_to_staged"] = r.ratio_to_staged;
+    j["work_s"] = opt.work_s;
+    if (opt.work_s > 0) {
+      put_samples(j, "overlap_time_per_call_s", r.overlap_time_per_call_s);
+      put_samples(j, "work_time_per_call_s", r.work_time_per_call_s);
+      j["overlap_fraction"] = r.overlap_fraction;
+    }
     out.push_back(std::move(j));
   }
   return out;

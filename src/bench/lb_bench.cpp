@@ -1,5 +1,7 @@
 #include "haloex/bench/lb_bench.hpp"
 
+#include <cmath>
+
 #include <omp.h>
 
 #include <algorithm>
@@ -194,12 +196,14 @@ std::string format_lb_table(const std::vector<LbBenchResult>& results) {
 std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions& opt,
                                              const std::vector<LbBenchResult>& results) {
   const nlohmann::json meta = run_metadata(comm, "lb");
+  const int ndim = lb::velocity_set(opt.velocity_set).ndim;
   std::vector<nlohmann::json> out;
   for (const LbBenchResult& r : results) {
     nlohmann::json j = meta;
     j["threads_per_rank"] = r.threads;
     j["velocity_set"] = opt.velocity_set;
     j["size"] = r.size;
+    j["lattice_sites"] = std::pow(static_cast<double>(r.size), ndim);
     j["config"] = r.config;
     j["steps_per_sample"] = opt.steps;
     j["monitor"] = opt.monitor;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "haloex/bench/stats.hpp"
 #include "haloex/build_info.hpp"
 #include "haloex/core/mpi.hpp"
 
@@ -46,6 +47,17 @@ nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark) {
                         {"date_utc", date},
                         {"ranks", comm_size(comm)},
                         {"threads_per_rank", max_threads}};
+}
+
+void put_samples(nlohmann::json& j, const std::string& q, const std::vector<double>& samples) {
+  const Summary s = summarize(samples);
+  j[q] = samples;
+  j["median_" + q] = s.median;
+  j["mean_" + q] = s.mean;
+  j["stddev_" + q] = s.stddev;
+  j["ci95_" + q] = {s.ci95_low, s.ci95_high};
+  j["min_" + q] = s.min;
+  j["max_" + q] = s.max;
 }
 
 void write_json_lines(const std::string& path, const std::vector<nlohmann::json>& records) {

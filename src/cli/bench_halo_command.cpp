@@ -15,6 +15,11 @@ namespace {
 
 struct Args {
   std::string sizes = "32";
+  std::string shape = "cubic";
+  long global = 0;
+  std::string plan = "full";
+  std::string velocity_set = "D3Q19";
+  double work_us = 0;
   int dims = 3;
   std::string procs = "0,0,0";
   std::string periodic = "1,1,1";
@@ -45,6 +50,11 @@ HaloBenchOptions to_options(const Args& a) {
   HaloBenchOptions o;
   o.ndim = a.dims;
   o.sizes = parse_long_list(a.sizes, "--sizes");
+  o.shape = a.shape;
+  o.global = a.global;
+  o.plan = a.plan;
+  o.velocity_set = a.velocity_set;
+  o.work_s = a.work_us * 1e-6;
   o.procs = per_dim<int>(a.procs, a.dims, "--procs");
   const auto per = per_dim<long>(a.periodic, a.dims, "--periodic");
   for (int d = 0; d < a.dims; ++d) {
@@ -69,10 +79,28 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
   auto a = std::make_shared<Args>();
   auto* cmd = bench.add_subcommand(
       "halo",
-      "Time N calls of each halo strategy, repeated and interleaved, on an L^d subdomain per rank;\n"
-      "print median/mean/std per call, effective bandwidth, updates per core per second and the\n"
-      "ratio to 'staged', and write every raw sample as JSON lines (-o).");
-  cmd->add_option("-m,-L,--sizes", a->sizes, "Subdomain edge L per rank, comma-separated list (e.g. 16,32,64)")
+      "Time N calls of each halo strategy, repeated and interleaved, on an L^d (or L x 1.5L x 2L)\n"
+      "subdomain per rank, or on a fixed global lattice split over the ranks (strong scaling);\n"
+      "print median/mean/std per call, effective bandwidth (bytes the plan moves / time), updates\n"
+      "per core per second and the ratio to 'staged', and write every raw sample as JSON lines (-o).\n"
+      "With --work-us, also time begin + busy work + end: the share of the exchange hidden.");
+  cmd->add_option("-m,-L,--sizes", a->sizes,
+                  "Subdomain edge L per rank: a list and/or ranges first:last:step (e.g. 16:88:8 or 16,32,64)")
+      ->capture_default_str();
+  cmd->add_option("--shape", a->shape, "Subdomain shape: cubic (L^d) or noncubic (L x 1.5L x 2L, L even)")
+      ->check(CLI::IsMember({"cubic", "noncubic"}))
+      ->capture_default_str();
+  cmd->add_option("--global", a->global,
+                  "Strong scaling: a fixed N^d global lattice split over the ranks (--sizes is then unused)")
+      ->check(CLI::Range(1L, 1L << 40));
+  cmd->add_option("--plan", a->plan,
+                  "full (every component to every halo site) or reduced (only the LB populations that cross)")
+      ->check(CLI::IsMember({"full", "reduced"}))
+      ->capture_default_str();
+  cmd->add_option("--velocity-set", a->velocity_set, "Velocity set of the reduced plan (--ncomp must be its q)")
+      ->capture_default_str();
+  cmd->add_option("--work-us", a->work_us, "Busy work between begin() and end(), microseconds (0: none)")
+      ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
   cmd->add_option("-i,--iterations", a->iterations, "Exchanges timed per sample")
       ->check(CLI::Range(1, 100000000))
@@ -99,19 +127,14 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
   cmd->callback([&run, a] {
     run = [a] {
       const HaloBenchOptions opt = to_options(*a);
-      int rank = 0, size = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      int size = 0;
       MPI_Comm_size(MPI_COMM_WORLD, &size);
       const auto results = run_halo_bench(MPI_COMM_WORLD, opt, std::cerr);
       const auto records = halo_bench_records(MPI_COMM_WORLD, opt, results);
-      if (rank == 0) {
-        std::cout << "# haloex bench halo: " << size << " ranks, " << opt.ndim << "-D, per-call times of one exchange\n"
-                  << format_halo_table(opt, results) << std::flush;
-        if (!a->json.empty()) {
-          write_json_lines(a->json, records);
-          std::cout << "# wrote " << records.size() << " records to " << a->json << "\n";
-        }
-      }
+      print_results("# haloex bench halo: " + std::to_string(size) + " ranks, " + std::to_string(opt.ndim) +
+                        "-D, per-call times of one exchange" + (opt.global > 0 ? " (strong scaling)" : "") + "\n" +
+                        format_halo_table(opt, results),
+                    records, a->json);
       return 0;
     };
   });

@@ -78,20 +78,14 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       o.repeats = a->repeats;
       o.warmup = a->warmup;
       o.progress = !a->quiet;
-      int rank = 0, size = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      int size = 0;
       MPI_Comm_size(MPI_COMM_WORLD, &size);
       const auto results = run_lb_bench(MPI_COMM_WORLD, o, std::cerr);
       const auto records = lb_bench_records(MPI_COMM_WORLD, o, results);
-      if (rank == 0) {
-        std::cout << "# haloex bench lb: " << o.velocity_set << ", " << size << " ranks, median of " << o.repeats
-                  << " samples of " << o.steps << " steps; MLUPS over fluid sites; ratio to the first config\n"
-                  << format_lb_table(results) << std::flush;
-        if (!a->json.empty()) {
-          write_json_lines(a->json, records);
-          std::cout << "# wrote " << records.size() << " records to " << a->json << "\n";
-        }
-      }
+      print_results("# haloex bench lb: " + o.velocity_set + ", " + std::to_string(size) + " ranks, median of " +
+                        std::to_string(o.repeats) + " samples of " + std::to_string(o.steps) +
+                        " steps; MLUPS over fluid sites; ratio to the first config\n" + format_lb_table(results),
+                    records, a->json);
       return 0;
     };
   });

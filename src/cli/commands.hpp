@@ -1,11 +1,17 @@
 #pragma once
 // Subcommands of the `haloex` program. Each registers its options on the
 // parser and sets `run` to what executes it after MPI is up.
+#include <mpi.h>
+
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "haloex/bench/record.hpp"
 
 namespace haloex::cli {
 
@@ -16,6 +22,19 @@ inline std::vector<std::string> split_names(const std::string& text) {
   for (std::string w; std::getline(ss, w, ',');)
     if (!w.empty()) out.push_back(w);
   return out;
+}
+
+/// A benchmark's ending on rank 0: its table on stdout, then its records
+/// written to `json_path` (when given) and a line saying so.
+inline void print_results(const std::string& table, const std::vector<nlohmann::json>& records,
+                          const std::string& json_path) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  std::cout << table << std::flush;
+  if (json_path.empty()) return;
+  write_json_lines(json_path, records);
+  std::cout << "# wrote " << records.size() << " records to " << json_path << "\n";
 }
 
 /// What the chosen subcommand runs; returns the exit code.
@@ -32,5 +51,11 @@ void add_lb(CLI::App& app, Runner& run);
 
 /// `haloex bench lb`: LB kernels against the machine's memory bandwidth.
 void add_bench_lb(CLI::App& bench, Runner& run);
+
+/// `haloex bench pingpong`: latency and bandwidth between two ranks.
+void add_bench_pingpong(CLI::App& bench, Runner& run);
+
+/// `haloex bench stream`: copy and triad memory bandwidth.
+void add_bench_stream(CLI::App& bench, Runner& run);
 
 }  // namespace haloex::cli

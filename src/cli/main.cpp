@@ -45,10 +45,12 @@ int main(int argc, char** argv) {
   haloex::cli::Runner run;
   haloex::cli::add_info(app, run);
   haloex::cli::add_lb(app, run);
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb)");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb, pingpong, stream)");
   bench->require_subcommand(1);
   haloex::cli::add_bench_halo(*bench, run);
   haloex::cli::add_bench_lb(*bench, run);
+  haloex::cli::add_bench_pingpong(*bench, run);
+  haloex::cli::add_bench_stream(*bench, run);
 
   try {
     app.parse(argc, argv);

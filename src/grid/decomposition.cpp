@@ -11,11 +11,7 @@ const char* axis_name(int d) {
   return names[d];
 }
 
-std::string grid_text(const std::array<int, max_dims>& p, int ndim) {
-  std::string s;
-  for (int d = 0; d < ndim; ++d) s += (d ? "x" : "") + std::to_string(p[d]);
-  return s;
-}
+std::string grid_text(const std::array<int, max_dims>& p, int ndim) { return extents_text(p, ndim); }
 
 }  // namespace
 
@@ -114,10 +110,8 @@ std::array<int, max_dims> resolve_process_grid(int nranks, int ndim, std::array<
 }
 
 std::vector<long> parse_long_list(const std::string& text, const std::string& what) {
-  std::vector<long> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+  const std::string expected = " is not a comma-separated list of integers or ranges first:last[:step]";
+  auto number = [&](const std::string& item) {
     size_t used = 0;
     long v = 0;
     try {
@@ -125,9 +119,26 @@ std::vector<long> parse_long_list(const std::string& text, const std::string& wh
     } catch (const std::exception&) {
       used = 0;
     }
-    if (item.empty() || used != item.size())
-      throw InputError(what + ": '" + text + "' is not a comma-separated list of integers");
-    out.push_back(v);
+    if (item.empty() || used != item.size()) throw InputError(what + ": '" + text + "'" + expected);
+    return v;
+  };
+  std::vector<long> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    std::vector<std::string> parts;
+    std::stringstream is(item);
+    for (std::string p; std::getline(is, p, ':');) parts.push_back(p);
+    if (parts.size() == 1 && item.find(':') == std::string::npos) {
+      out.push_back(number(item));
+      continue;
+    }
+    if (parts.size() < 2 || parts.size() > 3) throw InputError(what + ": '" + text + "'" + expected);
+    const long first = number(parts[0]), last = number(parts[1]), step = parts.size() == 3 ? number(parts[2]) : 1;
+    if (step < 1 || last < first)
+      throw InputError(what + ": range '" + item + "' needs first <= last and a step of at least 1");
+    if ((last - first) / step >= 100000) throw InputError(what + ": range '" + item + "' has too many entries");
+    for (long v = first; v <= last; v += step) out.push_back(v);
   }
   if (out.empty()) throw InputError(what + ": empty list");
   return out;

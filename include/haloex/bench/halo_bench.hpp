@@ -16,17 +16,30 @@
 
 namespace haloex {
 
-/// What to measure. Sizes are per-rank subdomain edges L (an L^d subdomain
-/// per rank, so the global lattice is L times the process grid).
+/// What to measure. Sizes are per-rank subdomain edges L: an L^d subdomain
+/// per rank (shape "cubic") or L x 1.5L x 2L (shape "noncubic", the 2016
+/// paper's section 4.4), so the global lattice is the subdomain times the
+/// process grid. With `global` > 0 the global lattice is fixed at N^d instead
+/// and split over the ranks (strong scaling); `sizes` is then unused.
 struct HaloBenchOptions {
   int ndim = 3;
   std::vector<long> sizes{32};
+  std::string shape = "cubic";  // cubic or noncubic
+  long global = 0;              // > 0: fixed N^d global lattice
   std::array<int, max_dims> procs{0, 0, 0};
   std::array<bool, max_dims> periodic{true, true, true};
   int ncomp = 19;
   int halo = 1;
   ElementType type = ElementType::f64;
   Layout layout = Layout::aos;
+  /// "full": every component to every halo site; "reduced": only the
+  /// populations of `velocity_set` that cross into the subdomain (ncomp must
+  /// be its q).
+  std::string plan = "full";
+  std::string velocity_set = "D3Q19";
+  /// Synthetic work (a busy wait of this many seconds) between begin() and
+  /// end(), timed beside the plain exchange: how much of the exchange hides.
+  double work_s = 0;
   int iterations = 2000;  // calls timed per sample
   int repeats = 5;        // samples per strategy
   int warmup = 20;        // untimed calls per strategy before the first sample
@@ -37,7 +50,10 @@ struct HaloBenchOptions {
 /// One strategy at one size: raw samples and what follows from them.
 struct HaloBenchResult {
   std::string strategy;
-  long size = 0;
+  long size = 0;                          // L, or N with a fixed global lattice
+  std::array<long, max_dims> global{1, 1, 1};  // global lattice
+  std::array<long, max_dims> local{1, 1, 1};   // rank 0's subdomain (the largest)
+  double sites_per_rank = 0;              // global sites / ranks
   std::vector<double> time_per_call_s;  // one per repeat: slowest rank's time / calls
   Summary summary;
   double halo_bytes = 0;  // per rank and exchange, averaged over ranks
@@ -45,11 +61,34 @@ struct HaloBenchResult {
   double beff_bytes_per_s = 0;
   double updates_per_core_per_s = 0;
   double ratio_to_staged = 0;  // median time / staged's median time (0 if staged not run)
+  // With synthetic work (work_s > 0), per sample: begin + work + end, and the work alone.
+  std::vector<double> overlap_time_per_call_s, work_time_per_call_s;
+  Summary overlap_summary;
+  /// (t_exchange + t_work - t_overlapped) / t_exchange from the medians: the
+  /// share of the exchange hidden behind the work (OSU's overlap %, / 100).
+  double overlap_fraction = 0;
 };
+
+/// Share of a communication time hidden behind work: (t_comm + t_work -
+/// t_both) / t_comm (OSU's overlap percentage divided by 100; may be
+/// negative when overlapping costs more than it hides).
+inline double hidden_fraction(double t_comm, double t_work, double t_both) {
+  return (t_comm + t_work - t_both) / t_comm;
+}
+
+/// The per-rank subdomain extents of a shape at edge L ("cubic": L^d;
+/// "noncubic": L x 1.5L x 2L, L even). Throws InputError otherwise.
+std::array<long, max_dims> subdomain_extents(const std::string& shape, long L, int ndim);
 
 /// Bytes of a full halo of an L^3 subdomain with halo width 1:
 /// (6L^2 + 12L + 8) * ncomp * element bytes (the 2016 paper's eq. 4.3).
 double cubic_halo_bytes(long L, int ncomp, size_t element_bytes);
+
+/// Halo sites of an a x b x c subdomain with halo width 1:
+/// 2(ab + bc + ca) + 4(a + b + c) + 8. For x, 1.5x, 2x that is 13x^2 + 18x + 8
+/// (the 2016 paper's eq. 4.6 has 14.5x^2: it squares each edge instead of
+/// multiplying the two edges of each face).
+double box_halo_sites(long a, long b, long c);
 
 /// Effective bandwidth: bytes moved by one exchange / time of one exchange.
 inline double effective_bandwidth(double bytes, double seconds) { return bytes / seconds; }

@@ -17,6 +17,11 @@ std::string mpi_library_version();
 /// Collective over comm (ranks may differ in host names).
 nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark);
 
+/// Put raw samples and their statistics under one quantity's name: `q`
+/// (the samples), `median_q`, `mean_q`, `stddev_q`, `ci95_q` ([low, high]),
+/// `min_q`, `max_q`. The name carries the unit, e.g. "latency_s".
+void put_samples(nlohmann::json& record, const std::string& q, const std::vector<double>& samples);
+
 /// Writes JSON lines to `path` all at once, under a temporary name renamed
 /// into place when complete, so a crash never leaves a half-written file.
 /// Throws Error when the file cannot be written.

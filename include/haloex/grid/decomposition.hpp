@@ -87,7 +87,19 @@ class Decomposition {
 /// multiply to nranks.
 std::array<int, max_dims> resolve_process_grid(int nranks, int ndim, std::array<int, max_dims> procs);
 
-/// Parse "2,1,1"-style lists (used by the CLI and tests).
+/// "4x3x2": the first ndim entries of a grid or extent, joined by 'x'.
+template <class T>
+std::string extents_text(const std::array<T, max_dims>& e, int ndim) {
+  std::string s;
+  for (int d = 0; d < ndim; ++d) {
+    if (d) s += 'x';  // (one char at a time: GCC 12 warns on "x" + std::string)
+    s += std::to_string(e[d]);
+  }
+  return s;
+}
+
+/// Parse "2,1,1"-style lists (used by the CLI and tests); an entry may be a
+/// range first:last[:step] ("16:88:8" is 16, 24, ..., 88).
 std::vector<long> parse_long_list(const std::string& text, const std::string& what);
 
 }  // namespace haloex

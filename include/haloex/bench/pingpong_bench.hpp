@@ -1,0 +1,51 @@
+#pragma once
+// `haloex bench pingpong`: half round-trip latency and bandwidth between
+// ranks 0 and 1 (IMB PingPong's definitions) for a range of message sizes.
+#include <mpi.h>
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "haloex/bench/stats.hpp"
+
+namespace haloex {
+
+/// What to measure. Sizes of `large_bytes` and more use the "large"
+/// iteration and warm-up counts (OSU's convention: fewer, longer trips).
+struct PingPongOptions {
+  std::vector<size_t> sizes;  // bytes; empty: 1 B .. 16 MiB in powers of two
+  int iterations = 1000, iterations_large = 100;  // round trips per sample
+  int warmup = 100, warmup_large = 10;            // untimed round trips
+  size_t large_bytes = 8192;
+  int repeats = 5;  // samples per size, sizes interleaved
+  bool progress = true;
+};
+
+/// One message size: raw samples and what follows from them.
+struct PingPongResult {
+  size_t bytes = 0;
+  int round_trips = 0;                  // per sample
+  std::vector<double> latency_s;        // per sample: round-trip time / 2
+  Summary summary;
+  double bandwidth_bytes_per_s = 0;     // bytes / median latency
+};
+
+/// Message sizes from "MIN:MAX" (powers of two from MIN to MAX) or a list
+/// "1,64,4K"; K, M and G suffixes are binary (4K = 4096). Throws InputError.
+std::vector<size_t> parse_message_sizes(const std::string& text);
+
+/// Run the benchmark (collective; ranks above 1 wait). Rank 0 gets the results.
+std::vector<PingPongResult> run_pingpong_bench(MPI_Comm comm, const PingPongOptions& opt, std::ostream& log);
+
+/// Aligned table of the results.
+std::string format_pingpong_table(const std::vector<PingPongResult>& results);
+
+/// JSON records, each with the run's metadata.
+std::vector<nlohmann::json> pingpong_records(MPI_Comm comm, const PingPongOptions& opt,
+                                             const std::vector<PingPongResult>& results);
+
+}  // namespace haloex

@@ -1,0 +1,3 @@
+from haloex_lab.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,246 @@
+"""Campaigns: a TOML file listing benchmark points, expanded into mpirun
+commands, run one by one with progress and resumable from the results file.
+
+    [campaign]
+    name = "demo"
+    results = "results/demo/results.jsonl"   # relative to the current directory
+    haloex = "build/haloex"                  # or --haloex / $HALOEX
+    mpirun = ["mpirun"]                      # launcher; "-np N" is added
+    timeout_s = 600                          # per point: a hang fails
+
+    [[points]]
+    benchmark = "halo"          # halo, lb, pingpong or stream
+    ranks = [1, 2]              # one point per rank count ...
+    threads = [1]               # ... per OpenMP thread count ...
+    sizes = [16, 24, 32]        # ... and per size (-m for halo, -L for lb)
+    args = ["-i", "2000", "-r", "5"]
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .results import ResultsError, append_records, read_records
+
+BENCHMARKS = {"halo": "-m", "lb": "-L", "pingpong": "-m", "stream": "-n"}
+CAMPAIGN_KEYS = {"name", "results", "haloex", "mpirun", "timeout_s"}
+POINT_KEYS = {"benchmark", "ranks", "threads", "sizes", "global", "args", "name"}
+
+
+class CampaignError(Exception):
+    """A campaign file that cannot be run as written."""
+
+
+@dataclass
+class Point:
+    benchmark: str
+    ranks: int
+    threads: int
+    args: list[str]
+    label: str = ""
+
+    @property
+    def key(self) -> str:
+        """What identifies the point in the results file (for resuming)."""
+        return f"{self.benchmark} np={self.ranks} threads={self.threads} " + shlex.join(self.args)
+
+
+@dataclass
+class Campaign:
+    name: str
+    results: Path
+    haloex: str
+    mpirun: list[str]
+    timeout_s: float
+    points: list[Point] = field(default_factory=list)
+
+
+def _as_list(value, what: str) -> list:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise CampaignError(f"{what} is an empty list")
+    return items
+
+
+def _positive_ints(value, what: str) -> list[int]:
+    items = _as_list(value, what)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in items):
+        raise CampaignError(f"{what} must be a positive integer or a list of them, got {value!r}")
+    return items
+
+
+def default_launcher() -> list[str]:
+    """mpirun, oversubscribed under Open MPI (campaigns may use more ranks than cores)."""
+    try:
+        out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True, timeout=30)
+        text = out.stdout + out.stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return ["mpirun"]
+    return ["mpirun", "--oversubscribe"] if ("Open MPI" in text or "OpenRTE" in text) else ["mpirun"]
+
+
+def load_campaign(path: Path, results: Path | None = None, haloex: str | None = None) -> Campaign:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as e:
+        raise CampaignError(f"cannot read campaign file {path}: {e.strerror}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise CampaignError(f"{path}: not valid TOML: {e}") from e
+    head = data.get("campaign", {})
+    unknown = set(data) - {"campaign", "points"} | set(head) - CAMPAIGN_KEYS
+    if unknown:
+        raise CampaignError(f"{path}: unknown keys {sorted(unknown)} (valid: [campaign] with "
+                            f"{sorted(CAMPAIGN_KEYS)}, and [[points]])")
+    name = head.get("name", path.stem)
+    launcher = head.get("mpirun")
+    if launcher is not None and (not isinstance(launcher, list) or not all(isinstance(w, str) for w in launcher)):
+        raise CampaignError(f"{path}: campaign.mpirun must be a list of strings, e.g. [\"mpirun\", \"--oversubscribe\"]")
+    camp = Campaign(
+        name=name,
+        results=Path(results or head.get("results", f"results/{name}/results.jsonl")),
+        haloex=haloex or os.environ.get("HALOEX") or head.get("haloex", "build/haloex"),
+        mpirun=launcher or default_launcher(),
+        timeout_s=float(head.get("timeout_s", 600)),
+    )
+    raw_points = data.get("points")
+    if not raw_points:
+        raise CampaignError(f"{path}: no [[points]] to run")
+    for i, p in enumerate(raw_points, 1):
+        where = f"{path}: points[{i}]"
+        bad = set(p) - POINT_KEYS
+        if bad:
+            raise CampaignError(f"{where}: unknown keys {sorted(bad)} (valid: {sorted(POINT_KEYS)})")
+        bench = p.get("benchmark")
+        if bench not in BENCHMARKS:
+            raise CampaignError(f"{where}: benchmark must be one of {sorted(BENCHMARKS)}, got {bench!r}")
+        args = p.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise CampaignError(f"{where}: args must be a list of strings")
+        ranks = _positive_ints(p.get("ranks", 1), f"{where}.ranks")
+        threads = _positive_ints(p.get("threads", 1), f"{where}.threads")
+        sizes = [None] if "sizes" not in p else _positive_ints(p["sizes"], f"{where}.sizes")
+        extra = []
+        if "global" in p:
+            if "sizes" in p:
+                raise CampaignError(f"{where}: give sizes (per rank) or global (strong scaling), not both")
+            extra = ["--global", str(_positive_ints(p["global"], f"{where}.global")[0])]
+        if bench == "pingpong" and any(r < 2 for r in ranks):
+            raise CampaignError(f"{where}: pingpong needs at least 2 ranks")
+        for r, t, s in itertools.product(ranks, threads, sizes):
+            a = list(extra) + ([BENCHMARKS[bench], str(s)] if s is not None else []) + list(args)
+            if bench == "lb":
+                a += ["-t", str(t)]
+            camp.points.append(Point(bench, r, t, a, p.get("name", "")))
+    return camp
+
+
+def command(camp: Campaign, point: Point, out: str) -> list[str]:
+    return [*camp.mpirun, "-np", str(point.ranks), camp.haloex, "bench", point.benchmark, *point.args,
+            "-q", "-o", out]
+
+
+def done_keys(results: Path) -> set[str]:
+    if not Path(results).exists():
+        return set()
+    return {r.get("campaign_point") for r in read_records(results)}
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+class Progress:
+    """One line per point, or a bar redrawn in place on a terminal; the ETA
+    is the mean time of the points run so far times the points left."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.stream, self.start = total, stream or sys.stderr, time.monotonic()
+        self.tty = self.stream.isatty()
+
+    def show(self, index: int, point: Point, ran: int) -> None:
+        elapsed = time.monotonic() - self.start
+        eta = "?" if ran == 0 else _clock(elapsed / ran * (self.total - index + 1))
+        pct = 100 * (index - 1) / max(self.total, 1)
+        bar = "#" * int(pct / 5) + "." * (20 - int(pct / 5))
+        text = (f"[{bar}] {index}/{self.total} {pct:3.0f}%  elapsed {_clock(elapsed)}  ETA {eta}  "
+                f"{point.benchmark} np={point.ranks} t={point.threads} {shlex.join(point.args)}")
+        if self.tty:
+            self.stream.write("\r\033[K" + text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False, out=None) -> int:
+    """Run every point not yet in the results file; returns an exit code."""
+    out = out or sys.stdout
+    try:
+        done = done_keys(camp.results)
+    except ResultsError as e:
+        raise CampaignError(f"cannot resume from {camp.results}: {e}") from e
+    todo = [p for p in camp.points if p.key not in done]
+    skipped = len(camp.points) - len(todo)
+    print(f"campaign {camp.name}: {len(camp.points)} points, {skipped} already in {camp.results}, "
+          f"{len(todo)} to run", file=out, flush=True)
+    if dry_run:
+        for p in todo:
+            env = f"OMP_NUM_THREADS={p.threads} "
+            print(env + shlex.join(command(camp, p, str(camp.results) + ".point.tmp")), file=out)
+        return 0
+    if todo and not (Path(camp.haloex).is_file() and os.access(camp.haloex, os.X_OK)):
+        raise CampaignError(f"haloex program not found at {camp.haloex}; build it (make) or pass --haloex")
+    env = dict(os.environ)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    progress = Progress(len(todo))
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="haloex-lab-") as tmpdir:
+        for i, p in enumerate(todo, 1):
+            progress.show(i, p, i - 1)
+            tmp = os.path.join(tmpdir, f"point{i}.jsonl")
+            env["OMP_NUM_THREADS"] = str(p.threads)
+            cmd = command(camp, p, tmp)
+            try:
+                proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=camp.timeout_s)
+                ok = proc.returncode == 0 and os.path.exists(tmp)
+                why = (proc.stderr or proc.stdout).strip().splitlines()[-5:] if not ok else []
+            except subprocess.TimeoutExpired:
+                ok, why = False, [f"timed out after {camp.timeout_s:.0f} s"]
+            if not ok:
+                progress.finish()
+                failures += 1
+                print(f"point failed: {shlex.join(cmd)}\n  " + "\n  ".join(why), file=sys.stderr)
+                if not keep_going:
+                    print(f"stopped; {i - 1} points of this run are saved in {camp.results}; "
+                          "run again to resume", file=sys.stderr)
+                    return 1
+                continue
+            records = read_records(Path(tmp))
+            for r in records:
+                r["campaign"] = camp.name
+                r["campaign_point"] = p.key
+                if p.label:
+                    r["point_name"] = p.label
+            append_records(camp.results, records)
+    progress.finish()
+    print(f"campaign {camp.name}: {len(todo) - failures} points run, {failures} failed; results in {camp.results}",
+          file=out, flush=True)
+    return 1 if failures else 0
+

@@ -1,0 +1,54 @@
+"""The `haloex-lab` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .campaign import CampaignError, load_campaign, run_campaign
+from .results import ResultsError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="haloex-lab",
+        description="Run campaigns of haloex benchmarks under mpirun and turn their results into reports.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    r = sub.add_parser("run", help="run the points of a campaign file (resumable)",
+                       description="Run every point of CAMPAIGN (a TOML file, see campaigns/) that is not yet in "
+                       "its results file, with a progress line and ETA. Interrupted campaigns resume where they "
+                       "stopped.")
+    r.add_argument("campaign", type=Path, help="campaign TOML file")
+    r.add_argument("--results", type=Path, help="results file (default: the campaign's)")
+    r.add_argument("--haloex", help="path of the haloex program (default: $HALOEX or the campaign's)")
+    r.add_argument("-n", "--dry-run", action="store_true", help="print the commands instead of running them")
+    r.add_argument("--keep-going", action="store_true", help="go on after a point fails")
+    rep = sub.add_parser("report", help="markdown report, figures and recommendation from results",
+                         description="Read every *.jsonl file in RESULTS (or one file) and write report.md and "
+                         "figures/ beside them; print the recommendation table.")
+    rep.add_argument("results", type=Path, help="results folder or file")
+    rep.add_argument("--out", type=Path, help="where to write report.md and figures/ (default: the results folder)")
+    rep.add_argument("--svg", action="store_true", help="also write SVG figures")
+    return p
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            camp = load_campaign(args.campaign, args.results, args.haloex)
+            return run_campaign(camp, dry_run=args.dry_run, keep_going=args.keep_going)
+        from .report import build_report  # matplotlib only when reporting
+        path, table = build_report(args.results, args.out, ("png", "svg") if args.svg else ("png",))
+        if table:
+            print("Recommendation (fastest strategy per subdomain size):\n")
+            print(table)
+        print(f"report: {path}")
+        return 0
+    except (CampaignError, ResultsError) as e:
+        print(f"haloex-lab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("haloex-lab: interrupted; finished points are saved, run again to resume", file=sys.stderr)
+        return 130

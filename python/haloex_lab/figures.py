@@ -1,0 +1,196 @@
+"""The report's figures (matplotlib, drawn off-screen). Each function draws
+one figure and returns the file names it wrote (PNG, and SVG on request)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from .analysis import CALLS, HaloPoint, Speedup, comm_work_ratio, element_bytes  # noqa: E402
+
+MARKERS = "osD^v<>pPX*h"
+
+
+def _style(i: int) -> dict:
+    return {"marker": MARKERS[i % len(MARKERS)], "color": plt.cm.tab20(i % 20), "markersize": 4, "capsize": 2}
+
+
+def _save(fig, out: Path, name: str, formats: list[str]) -> list[str]:
+    out.mkdir(parents=True, exist_ok=True)
+    names = []
+    for fmt in formats:
+        path = out / f"{name}.{fmt}"
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+        names.append(path.name)
+    plt.close(fig)
+    return names
+
+
+def _order(series: dict) -> list[str]:
+    # staged first (the reference), then the others by name.
+    return sorted(series, key=lambda s: (s != "staged", s))
+
+
+def halo_sweep(series: dict[str, list[HaloPoint]], title: str, out: Path, name: str, formats) -> list[str]:
+    """Four panels against the subdomain edge L: time for 2000 calls, effective
+    bandwidth against the halo bytes, updates per core per second, and the
+    runtime relative to staged. Error bars: standard deviation."""
+    fig, ax = plt.subplots(2, 2, figsize=(12, 8.5), constrained_layout=True)
+    staged = {p.record["local_size"]: p.time.median for p in series.get("staged", [])}
+    for i, s in enumerate(_order(series)):
+        pts = series[s]
+        L = [p.record["local_size"] for p in pts]
+        st = _style(i)
+        ax[0, 0].errorbar(L, [CALLS * p.time.mean for p in pts], yerr=[CALLS * p.time.std for p in pts],
+                          label=s, **st)
+        ax[0, 1].errorbar([p.record["halo_bytes"] / 1e6 for p in pts], [p.beff.mean / 1e9 for p in pts],
+                          yerr=[p.beff.std / 1e9 for p in pts], label=s, **st)
+        ax[1, 0].errorbar(L, [p.updates.mean / 1e6 for p in pts], yerr=[p.updates.std / 1e6 for p in pts],
+                          label=s, **st)
+        rel = [(p.record["local_size"], p.time.median / staged[p.record["local_size"]]) for p in pts
+               if p.record["local_size"] in staged]
+        if rel:
+            ax[1, 1].plot(*zip(*rel), label=s, marker=st["marker"], color=st["color"], markersize=4)
+    ax[0, 0].set(xlabel="subdomain edge L", ylabel=f"time for {CALLS} calls (s)", title="halo exchange time")
+    ax[0, 1].set(xlabel="halo bytes per rank and exchange (MB)", ylabel="B_eff (GB/s)", xscale="log",
+                 title="effective bandwidth")
+    ax[1, 0].set(xlabel="subdomain edge L", ylabel="updates per core (10^6/s)", title="rate of updates N = sites / t")
+    ax[1, 1].set(xlabel="subdomain edge L", ylabel="median time / staged's", title="runtime relative to staged")
+    ax[1, 1].axhline(1.0, color="grey", lw=0.8)
+    for a in ax.flat:
+        a.grid(alpha=0.3)
+    ax[0, 0].legend(fontsize=7, ncol=2)
+    fig.suptitle(title, fontsize=10)
+    return _save(fig, out, name, formats)
+
+
+def comm_work(sweeps: dict, out: Path, formats) -> list[str]:
+    """The analytic halo/work ratio of cubic and non-cubic subdomains beside
+    the ratio the plans really moved (halo sites per owned site), and the
+    measured exchange time per owned site."""
+    fig, ax = plt.subplots(1, 2, figsize=(12, 4.5), constrained_layout=True)
+    # Against sites per rank (the work), so that the two shapes compare at
+    # equal work: x = V^(1/3) (cubic) or (V/3)^(1/3) (x, 1.5x, 2x).
+    volume = np.logspace(np.log10(64), np.log10(1e6), 200)
+    for shape, ls, edge in (("cubic", "-", volume ** (1 / 3)), ("noncubic", "--", (volume / 3) ** (1 / 3))):
+        ax[0].plot(volume, [comm_work_ratio(shape, x) for x in edge], ls, color="black", lw=1,
+                   label=f"analytic, {shape}")
+    i = 0
+    for (shape, ranks, grid, setup), series in sorted(sweeps.items(), key=lambda kv: str(kv[0])):
+        pts = series.get("staged") or next(iter(series.values()))
+        ncomp, dtype = setup[0], setup[1]
+        V = [p.record["sites_per_rank"] for p in pts]
+        moved = [p.record["halo_bytes"] / (ncomp * element_bytes(dtype)) / p.record["sites_per_rank"] for p in pts]
+        st = _style(i)
+        ax[0].plot(V, moved, st["marker"], color=st["color"], label=f"plan, {shape}, {ranks} ranks ({setup[3]})")
+        ax[1].plot(V, [p.time.median / p.record["sites_per_rank"] * 1e9 for p in pts], marker=st["marker"],
+                   color=st["color"], label=f"{pts[0].strategy}, {shape}, {ranks} ranks")
+        i += 1
+    ax[0].set(xlabel="sites per rank (work)", ylabel="halo sites / owned sites", xscale="log", yscale="log",
+              title="communication / work")
+    ax[1].set(xlabel="sites per rank (work)", ylabel="exchange time per owned site (ns)", xscale="log",
+              yscale="log", title="measured exchange cost per site")
+    for a in ax:
+        a.grid(alpha=0.3, which="both")
+        a.legend(fontsize=7)
+    return _save(fig, out, "comm_work_ratio", formats)
+
+
+def noncubic(cubic: dict, noncub: dict, title: str, out: Path, name: str, formats) -> list[str]:
+    """Updates per core per second against sites per rank, cubic (solid) and
+    non-cubic x 1.5x 2x (dashed) subdomains."""
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for i, s in enumerate(_order(cubic)):
+        st = _style(i)
+        for series, ls, tag in ((cubic, "-", "cubic"), (noncub, "--", "non-cubic")):
+            pts = series.get(s, [])
+            if pts:
+                ax.errorbar([p.record["sites_per_rank"] for p in pts], [p.updates.mean / 1e6 for p in pts],
+                            yerr=[p.updates.std / 1e6 for p in pts], ls=ls, label=f"{s} {tag}", **st)
+    ax.set(xlabel="sites per rank", ylabel="updates per core (10^6/s)", xscale="log", title=title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    return _save(fig, out, name, formats)
+
+
+def strong(series: dict[str, list[HaloPoint]], speed: dict[str, Speedup], base: str, title: str, out: Path,
+           name: str, formats) -> list[str]:
+    """Strong scaling: time for 2000 calls, speedup against each strategy's own
+    base and against one common base, and parallel efficiency."""
+    fig, ax = plt.subplots(2, 2, figsize=(12, 8.5), constrained_layout=True)
+    for i, s in enumerate(_order(series)):
+        pts, sp, st = series[s], speed[s], _style(i)
+        ax[0, 0].errorbar(sp.ranks, [CALLS * p.time.mean for p in pts], yerr=[CALLS * p.time.std for p in pts],
+                          label=s, **st)
+        kw = {"marker": st["marker"], "color": st["color"], "markersize": 4}
+        ax[0, 1].plot(sp.ranks, sp.own, label=s, **kw)
+        ax[1, 0].plot(sp.ranks, sp.common, label=s, **kw)
+        ax[1, 1].plot(sp.ranks, sp.efficiency, label=s, **kw)
+    ranks = sorted({r for sp in speed.values() for r in sp.ranks})
+    for a in (ax[0, 1], ax[1, 0]):
+        a.plot(ranks, [r / ranks[0] for r in ranks], ":", color="grey", label="ideal")
+    ax[0, 0].set(xlabel="ranks", ylabel=f"time for {CALLS} calls (s)", title="halo exchange time")
+    ax[0, 1].set(xlabel="ranks", ylabel="S(p) = T(own base) / T(p)", title="speedup, each against its own base")
+    ax[1, 0].set(xlabel="ranks", ylabel="S(p) = T(common) / T(p)", title=f"speedup against {base}")
+    ax[1, 1].set(xlabel="ranks", ylabel="E(p) = S(p) / (p / p_base)", title="parallel efficiency")
+    for a in ax.flat:
+        a.grid(alpha=0.3)
+    ax[0, 0].legend(fontsize=7, ncol=2)
+    fig.suptitle(title, fontsize=10)
+    return _save(fig, out, name, formats)
+
+
+def pingpong(records: list[dict], out: Path, formats) -> list[str]:
+    """Ping-pong bandwidth and latency against message size (log-log)."""
+    fig, ax = plt.subplots(1, 2, figsize=(12, 4.5), constrained_layout=True)
+    by_run: dict = {}
+    for r in records:
+        by_run.setdefault((r.get("host"), r.get("mpi_library"), r.get("date_utc")), []).append(r)
+    for i, (key, rs) in enumerate(sorted(by_run.items(), key=lambda kv: str(kv[0]))):
+        rs = sorted(rs, key=lambda r: r["message_bytes"])
+        rs = [r for r in rs if r["message_bytes"] > 0]
+        b = [r["message_bytes"] for r in rs]
+        st = _style(i)
+        lat = [np.array(r["latency_s"]) for r in rs]
+        bw = [r["message_bytes"] / x for r, x in zip(rs, lat)]
+        label = f"{key[0]} {str(key[2])[:10]}"
+        ax[0].errorbar(b, [x.mean() / 1e6 for x in bw], yerr=[x.std() / 1e6 for x in bw], label=label, **st)
+        ax[1].errorbar(b, [x.mean() * 1e6 for x in lat], yerr=[x.std() * 1e6 for x in lat], label=label, **st)
+    ax[0].set(xscale="log", yscale="log", xlabel="message size (bytes)", ylabel="bandwidth (MB/s)",
+              title="ping-pong bandwidth")
+    ax[1].set(xscale="log", yscale="log", xlabel="message size (bytes)", ylabel="half round trip (us)",
+              title="ping-pong latency")
+    for a in ax:
+        a.grid(alpha=0.3, which="both")
+        a.legend(fontsize=7)
+    return _save(fig, out, "pingpong", formats)
+
+
+def lb_saturation(records: list[dict], out: Path, formats) -> list[str]:
+    """The saturation exercise: MLUPS against lattice sites on fixed resources,
+    one line per ranks x threads and kernel/layout configuration."""
+    fig, ax = plt.subplots(figsize=(8, 5))
+    lines: dict = {}
+    for r in records:
+        if "mlups_samples" in r:
+            key = (r["ranks"], r["threads_per_rank"], r["config"])
+            lines.setdefault(key, []).append(r)
+    for i, (key, rs) in enumerate(sorted(lines.items())):
+        rs.sort(key=_sites)
+        samples = [np.array(r["mlups_samples"]) for r in rs]
+        ax.errorbar([_sites(r) for r in rs], [s.mean() for s in samples], yerr=[s.std() for s in samples],
+                    label=f"{key[0]} rank(s) x {key[1]} thread(s) {key[2]}", **_style(i))
+    ax.set(xscale="log", xlabel="lattice sites", ylabel="MLUPS", title="LB saturation exercise")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    return _save(fig, out, "lb_saturation", formats)
+
+
+def _sites(r: dict) -> float:
+    # Records before 0.4 lack lattice_sites; they were all 3-D.
+    return r.get("lattice_sites", float(r["size"]) ** 3)

@@ -1,0 +1,161 @@
+"""`haloex-lab report`: a markdown report with tables and figures from a
+folder of result files, in the manner of the 2016 paper's chapters 4 and 5."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from . import figures
+from .analysis import (CALLS, format_recommendations, halo_sweeps, recommendations, setup_text, speedups,
+                       strong_series)
+from .results import load_results, write_atomically
+from .stats import summarize
+
+
+def _metadata(records: list[dict]) -> str:
+    keys = ["host", "mpi_library", "mpi_standard", "haloex_version", "git_commit", "compiler", "build_type"]
+    lines = ["| key | value |", "|---|---|"]
+    for k in keys:
+        values = sorted({str(r.get(k)) for r in records if k in r})
+        lines.append(f"| {k} | {', '.join(values)} |")
+    dates = sorted(r["date_utc"] for r in records if "date_utc" in r)
+    if dates:
+        lines.append(f"| runs | {dates[0]} .. {dates[-1]} |")
+    by_bench: dict = defaultdict(int)
+    for r in records:
+        by_bench[r["benchmark"]] += 1
+    lines.append("| records | " + ", ".join(f"{b}: {n}" for b, n in sorted(by_bench.items())) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _halo_table(series: dict, x_key: str, x_name: str) -> str:
+    lines = [f"| {x_name} | strategy | median us | 95% CI us | std us | B_eff GB/s | Mupd/core/s | vs staged |",
+             "|---:|---|---:|---|---:|---:|---:|---:|"]
+    staged = {p.record[x_key]: p.time.median for p in series.get("staged", [])}
+    rows = [p for pts in series.values() for p in pts]
+    rows.sort(key=lambda p: (p.record[x_key], p.time.median))
+    for p in rows:
+        t = p.time
+        rel = t.median / staged[p.record[x_key]] if p.record[x_key] in staged else float("nan")
+        lines.append(f"| {p.record[x_key]} | {p.strategy} | {t.median * 1e6:.2f} | [{t.ci95_low * 1e6:.2f}, "
+                     f"{t.ci95_high * 1e6:.2f}] | {t.std * 1e6:.2f} | {p.record['halo_bytes'] / t.median / 1e9:.2f} | "
+                     f"{p.updates.median / 1e6:.2f} | {rel:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def _fig(names: list[str], alt: str) -> str:
+    png = next(n for n in names if n.endswith(".png"))
+    return f"![{alt}](figures/{png})\n"
+
+
+def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tuple[Path, str]:
+    """Write report.md and figures/ under `out` (default: the results folder,
+    or the file's folder). Returns the report's path and the recommendation
+    table (markdown)."""
+    where = Path(where)
+    records = load_results(where)
+    out = Path(out) if out else (where if where.is_dir() else where.parent)
+    figdir = out / "figures"
+    formats = list(formats)
+    md = ["# haloex benchmark report", "", f"From {len(records)} records in `{where}`.", "",
+          "Times are per call of one halo exchange, slowest rank. Tables give medians with the 95% confidence "
+          "interval of the mean (Student t); error bars in the figures are one standard deviation of the "
+          "samples (the 2016 paper's convention), around the mean.", "", "## Run", "", _metadata(records)]
+
+    recs = recommendations(records)
+    rec_table = format_recommendations(recs) if recs else ""
+    if recs:
+        md += ["## Recommendation", "",
+               "Fastest strategy per subdomain size by median time; the margin is how much slower the runner-up "
+               "is. \"no significant difference\" means the two 95% confidence intervals overlap.", "", rec_table]
+
+    sweeps = halo_sweeps(records)
+    if sweeps:
+        md += ["## Halo exchange against subdomain size", ""]
+        for i, ((shape, ranks, grid, setup), series) in enumerate(sorted(sweeps.items(), key=lambda kv: str(kv[0]))):
+            grid_text = "x".join(map(str, grid)) if grid else "?"
+            title = f"{shape} subdomains, {ranks} ranks ({grid_text}), {setup_text(setup)}"
+            names = figures.halo_sweep(series, title, figdir, f"halo_{shape}_np{ranks}_{i}", formats)
+            md += [f"### {title}", "", _fig(names, title), _halo_table(series, "local_size", "L")]
+            if any("overlap_fraction" in p.record for pts in series.values() for p in pts):
+                md += ["Overlap with synthetic work (share of the exchange hidden, medians):", "",
+                       "| L | strategy | exchange us | with work us | hidden |", "|---:|---|---:|---:|---:|"]
+                for pts in series.values():
+                    for p in pts:
+                        if "overlap_fraction" in p.record:
+                            md.append(f"| {p.record['local_size']} | {p.strategy} | {p.time.median * 1e6:.2f} | "
+                                      f"{p.record['median_overlap_time_per_call_s'] * 1e6:.2f} | "
+                                      f"{p.record['overlap_fraction']:.3f} |")
+                md.append("")
+        names = figures.comm_work(sweeps, figdir, formats)
+        md += ["### Communication against work", "",
+               "Analytic halo sites per owned site (cubic (6L^2+12L+8)/L^3; non-cubic x, 1.5x, 2x: "
+               "(13x^2+18x+8)/3x^3) beside what the plans really moved, and the measured exchange time per "
+               "owned site.", "", _fig(names, "communication against work")]
+        pairs = defaultdict(dict)
+        for (shape, ranks, grid, setup), series in sweeps.items():
+            pairs[(ranks, setup)][shape] = series
+        for (ranks, setup), shapes in sorted(pairs.items(), key=lambda kv: str(kv[0])):
+            if "cubic" in shapes and "noncubic" in shapes:
+                title = f"cubic against non-cubic subdomains, {ranks} ranks, {setup_text(setup)}"
+                names = figures.noncubic(shapes["cubic"], shapes["noncubic"], title, figdir,
+                                         f"noncubic_np{ranks}", formats)
+                md += [f"### {title}", "", _fig(names, title)]
+
+    strong = strong_series(records)
+    if strong:
+        md += ["## Strong scaling", ""]
+        for i, ((glob, setup), series) in enumerate(sorted(strong.items(), key=lambda kv: str(kv[0]))):
+            base, sp = speedups(series)
+            gtext = "x".join(map(str, glob))
+            title = f"global lattice {gtext}, {setup_text(setup)}"
+            names = figures.strong(series, sp, base, title, figdir, f"strong_{gtext}_{i}", formats)
+            md += [f"### {title}", "", _fig(names, title), _halo_table(series, "ranks", "ranks"),
+                   f"Speedup against each strategy's own base, against {base}, and parallel efficiency:", "",
+                   "| strategy | ranks | S own | S common | E |", "|---|---:|---:|---:|---:|"]
+            for s, v in sorted(sp.items()):
+                for r, a, b, e in zip(v.ranks, v.own, v.common, v.efficiency):
+                    md.append(f"| {s} | {r} | {a:.3f} | {b:.3f} | {e:.3f} |")
+            md.append("")
+
+    pp = [r for r in records if r["benchmark"] == "pingpong"]
+    if pp:
+        names = figures.pingpong(pp, figdir, formats)
+        md += ["## Ping-pong", "", _fig(names, "ping-pong"),
+               "| bytes | median latency us | 95% CI us | bandwidth MB/s |", "|---:|---:|---|---:|"]
+        for r in sorted(pp, key=lambda r: (r["date_utc"], r["message_bytes"])):
+            s = summarize(r["latency_s"])
+            bw = r["message_bytes"] / s.median / 1e6
+            md.append(f"| {r['message_bytes']} | {s.median * 1e6:.3f} | [{s.ci95_low * 1e6:.3f}, "
+                      f"{s.ci95_high * 1e6:.3f}] | {bw:.1f} |")
+        md.append("")
+
+    lb = [r for r in records if r["benchmark"] == "lb"]
+    if lb:
+        names = figures.lb_saturation(lb, figdir, formats)
+        md += ["## Lattice Boltzmann saturation", "",
+               "MLUPS against lattice size on fixed resources (ranks x threads), with the memory roofline the "
+               "benchmark measured in the same run.", "", _fig(names, "LB saturation"),
+               "| ranks x threads | size | config | median MLUPS | 95% CI | roofline fraction |",
+               "|---|---:|---|---:|---|---:|"]
+        for r in sorted((r for r in lb if "mlups_samples" in r),
+                        key=lambda r: (r["ranks"], r["threads_per_rank"], r["size"], r["config"])):
+            s = summarize(r["mlups_samples"])
+            md.append(f"| {r['ranks']} x {r['threads_per_rank']} | {r['size']} | {r['config']} | {s.median:.1f} | "
+                      f"[{s.ci95_low:.1f}, {s.ci95_high:.1f}] | {r.get('roofline_fraction', float('nan')):.3f} |")
+        md.append("")
+
+    st = [r for r in records if r["benchmark"] == "stream"]
+    if st:
+        md += ["## Memory bandwidth (STREAM copy and triad)", "",
+               "| ranks x threads | kernel | median GB/s | 95% CI GB/s |", "|---|---|---:|---|"]
+        for r in sorted(st, key=lambda r: (r["ranks"], r["threads_per_rank"], r["kernel"])):
+            s = summarize(r["bandwidth_bytes_per_s"])
+            md.append(f"| {r['ranks']} x {r['threads_per_rank']} | {r['kernel']} | {s.median / 1e9:.2f} | "
+                      f"[{s.ci95_low / 1e9:.2f}, {s.ci95_high / 1e9:.2f}] |")
+        md.append("")
+
+    path = out / "report.md"
+    write_atomically(path, "\n".join(md) + "\n")
+    return path, rec_table

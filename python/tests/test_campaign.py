@@ -1,0 +1,157 @@
+"""Campaigns: expansion, dry run, failure and resume, with a stand-in for
+mpirun and haloex that logs every call and writes a record."""
+
+import json
+import os
+import stat
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from haloex_lab.campaign import CampaignError, load_campaign, run_campaign
+from haloex_lab.cli import main
+
+FAKE_MPIRUN = """\
+#!{python}
+# Drops "-np N" and runs the rest, like mpirun with one rank.
+import os, sys
+args = sys.argv[1:]
+i = args.index("-np")
+del args[i:i + 2]
+os.execv(args[0], args)
+"""
+
+FAKE_HALOEX = """\
+#!{python}
+# Logs its arguments; fails when FAIL_ON is among them; else writes a record.
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write(" ".join(args) + "\\n")
+if os.environ.get("FAIL_ON") and os.environ["FAIL_ON"] in args:
+    print("haloex: error: told to fail", file=sys.stderr)
+    sys.exit(2)
+out = args[args.index("-o") + 1]
+with open(out, "w") as f:
+    f.write(json.dumps({{"benchmark": args[1], "haloex_version": "fake", "ranks": 1,
+                        "threads_per_rank": int(os.environ["OMP_NUM_THREADS"]), "args": args}}) + "\\n")
+"""
+
+
+def script(path: Path, text: str) -> str:
+    path.write_text(text.format(python=sys.executable))
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    mpirun = script(tmp_path / "mpirun", FAKE_MPIRUN)
+    haloex = script(tmp_path / "haloex", FAKE_HALOEX)
+    log = tmp_path / "calls.log"
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    monkeypatch.delenv("FAIL_ON", raising=False)
+    monkeypatch.delenv("HALOEX", raising=False)
+    camp = tmp_path / "c.toml"
+    camp.write_text(textwrap.dedent(f"""\
+        [campaign]
+        name = "t"
+        results = "{tmp_path / 'out' / 'results.jsonl'}"
+        haloex = "{haloex}"
+        mpirun = ["{mpirun}"]
+        timeout_s = 60
+
+        [[points]]
+        benchmark = "halo"
+        ranks = [1, 2]
+        sizes = [8, 16]
+        args = ["-i", "3"]
+
+        [[points]]
+        benchmark = "lb"
+        threads = [1, 2]
+        sizes = 12
+        """))
+    return camp, log, tmp_path / "out" / "results.jsonl"
+
+
+def calls(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_expansion(setup):
+    camp, _, _ = setup
+    c = load_campaign(camp)
+    keys = [p.key for p in c.points]
+    assert keys == ["halo np=1 threads=1 -m 8 -i 3", "halo np=1 threads=1 -m 16 -i 3",
+                    "halo np=2 threads=1 -m 8 -i 3", "halo np=2 threads=1 -m 16 -i 3",
+                    "lb np=1 threads=1 -L 12 -t 1", "lb np=1 threads=2 -L 12 -t 2"]
+
+
+def test_dry_run_runs_nothing(setup, capsys):
+    camp, log, results = setup
+    assert main(["run", str(camp), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "6 to run" in out
+    assert out.count("bench halo -m") == 4 and "OMP_NUM_THREADS=2" in out
+    assert calls(log) == [] and not results.exists()
+
+
+def test_failure_then_resume(setup, monkeypatch):
+    camp, log, results = setup
+    monkeypatch.setenv("FAIL_ON", "16")  # the second point fails
+    assert run_campaign(load_campaign(camp)) == 1
+    assert len(calls(log)) == 2
+    recs = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [r["campaign_point"] for r in recs] == ["halo np=1 threads=1 -m 8 -i 3"]
+    monkeypatch.delenv("FAIL_ON")
+    assert run_campaign(load_campaign(camp)) == 0
+    # the first point is not run again; the five others are
+    assert len(calls(log)) == 2 + 5
+    recs = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(recs) == 6 and len({r["campaign_point"] for r in recs}) == 6
+    assert {r["threads_per_rank"] for r in recs if r["benchmark"] == "lb"} == {1, 2}
+    # and a third run has nothing left to do
+    assert run_campaign(load_campaign(camp)) == 0
+    assert len(calls(log)) == 7
+    assert not any(p.name.endswith(".tmp") for p in results.parent.iterdir())
+
+
+def test_keep_going(setup, monkeypatch):
+    camp, log, results = setup
+    monkeypatch.setenv("FAIL_ON", "16")
+    assert run_campaign(load_campaign(camp), keep_going=True) == 1
+    assert len(calls(log)) == 6
+    assert len(results.read_text().splitlines()) == 4
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[[points]]\nbenchmark = 'halo'\nsize = [8]\n", "unknown keys"),
+    ("[[points]]\nbenchmark = 'halos'\n", "benchmark must be one of"),
+    ("[[points]]\nbenchmark = 'halo'\nranks = [0]\n", "positive integer"),
+    ("[[points]]\nbenchmark = 'pingpong'\nranks = 1\n", "at least 2 ranks"),
+    ("[[points]]\nbenchmark = 'halo'\nsizes = [8]\nglobal = 32\n", "not both"),
+    ("[campaign]\nname = 'x'\n", "no \\[\\[points\\]\\]"),
+    ("[[points]\n", "not valid TOML"),
+])
+def test_bad_campaigns(tmp_path, text, message):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    with pytest.raises(CampaignError, match=message):
+        load_campaign(f)
+
+
+def test_missing_program_is_an_error(setup, capsys):
+    camp, _, _ = setup
+    assert main(["run", str(camp), "--haloex", "/nonexistent/haloex"]) == 2
+    assert "haloex program not found" in capsys.readouterr().err
+
+
+def test_example_campaigns_load():
+    root = Path(__file__).resolve().parents[2] / "campaigns"
+    files = sorted(root.glob("*.toml"))
+    assert len(files) >= 4
+    for f in files:
+        assert load_campaign(f).points, f

@@ -1,0 +1,109 @@
+"""The report on a small recorded results file, and its numbers on hand-made
+records whose answers are known."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from haloex_lab.analysis import comm_work_ratio, halo_point, recommend, recommendations, speedups
+from haloex_lab.cli import main
+from haloex_lab.report import build_report
+from haloex_lab.results import ResultsError, load_results
+
+DATA = Path(__file__).parent / "data" / "small.jsonl"
+
+
+def halo_record(strategy, L, times, ranks=2, scaling="fixed-subdomain", shape="cubic"):
+    sites = float(L) ** 3
+    return {"benchmark": "halo", "haloex_version": "test", "ranks": ranks, "threads_per_rank": 1,
+            "strategy": strategy, "local_size": L, "local_extent": [L, L, L], "sites_per_rank": sites,
+            "shape": shape, "scaling": scaling, "global_size": [L * ranks, L, L], "process_grid": [ranks, 1, 1],
+            "ndim": 3, "ncomp": 19, "dtype": "double", "layout": "aos", "halo_plan": "full", "halo_width": 1,
+            "work_s": 0.0, "time_per_call_s": times, "halo_bytes": (6 * L * L + 12 * L + 8) * 19 * 8.0}
+
+
+def test_recorded_file_gives_every_section(tmp_path):
+    shutil.copy(DATA, tmp_path / "results.jsonl")
+    path, table = build_report(tmp_path)
+    text = path.read_text()
+    for heading in ["## Recommendation", "## Halo exchange against subdomain size", "### Communication against work",
+                    "cubic against non-cubic", "## Strong scaling", "## Ping-pong", "## Lattice Boltzmann saturation",
+                    "## Memory bandwidth"]:
+        assert heading in text, heading
+    figs = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    for name in ["comm_work_ratio.png", "pingpong.png", "lb_saturation.png", "noncubic_np2.png"]:
+        assert name in figs
+    assert any(n.startswith("strong_48x48x48") for n in figs)
+    # every figure the report links exists
+    for line in text.splitlines():
+        if line.startswith("!["):
+            assert (tmp_path / line.rsplit("(", 1)[1].rstrip(")")).is_file(), line
+    # 2 cubic sizes + 2 non-cubic + 2 strong-scaling rank counts, 3 strategies each
+    assert table.count("\n") == 2 + 6
+
+
+def test_recommendation_and_margin():
+    pts = [halo_point(halo_record("staged", 16, [10e-6, 10.1e-6, 9.9e-6])),
+           halo_point(halo_record("direct", 16, [12e-6, 12.1e-6, 11.9e-6])),
+           halo_point(halo_record("neighbor", 16, [20e-6, 20e-6, 20e-6]))]
+    r = recommend(pts, "16")
+    assert (r.fastest, r.runner_up) == ("staged", "direct")
+    assert r.margin == pytest.approx(0.2)
+    assert r.significant
+    close = [halo_point(halo_record("staged", 16, [10e-6, 11e-6, 9e-6])),
+             halo_point(halo_record("direct", 16, [10.5e-6, 11.5e-6, 9.5e-6]))]
+    r = recommend(close, "16")
+    assert r.fastest == "staged" and not r.significant
+
+
+def test_recommendations_group_by_size():
+    records = [halo_record(s, L, [t * L * 1e-6] * 3) for L in (8, 16) for s, t in (("staged", 1.0), ("direct", 2.0))]
+    recs = recommendations(records)
+    assert [r.label for r in recs] == ["8x8x8 (cubic, 2 ranks)", "16x16x16 (cubic, 2 ranks)"]
+    assert all(r.fastest == "staged" and r.margin == pytest.approx(1.0) for r in recs)
+
+
+def test_speedups_own_and_common_base():
+    series = {
+        "staged": [halo_point(halo_record("staged", 32, [8e-6] * 3, ranks=1, scaling="strong")),
+                   halo_point(halo_record("staged", 16, [4e-6] * 3, ranks=2, scaling="strong")),
+                   halo_point(halo_record("staged", 8, [2.5e-6] * 3, ranks=4, scaling="strong"))],
+        "direct": [halo_point(halo_record("direct", 32, [10e-6] * 3, ranks=1, scaling="strong")),
+                   halo_point(halo_record("direct", 16, [4e-6] * 3, ranks=2, scaling="strong"))],
+    }
+    base, sp = speedups(series)
+    assert base == "staged at 1 rank(s)"
+    assert sp["staged"].own == pytest.approx([1.0, 2.0, 3.2])
+    assert sp["staged"].efficiency == pytest.approx([1.0, 1.0, 0.8])
+    assert sp["direct"].own == pytest.approx([1.0, 2.5])
+    assert sp["direct"].common == pytest.approx([0.8, 2.0])
+    assert sp["direct"].efficiency == pytest.approx([1.0, 1.25])
+
+
+def test_derived_quantities_per_sample():
+    p = halo_point(halo_record("staged", 10, [1e-3, 2e-3]))
+    # B_eff per sample: 1e3 * bytes and 0.5e3 * bytes; mean 0.75e3 * bytes
+    assert p.beff.mean == pytest.approx(0.75e3 * (600 + 120 + 8) * 19 * 8)
+    # updates per sample: 1000 sites / 1 ms = 1e6 and / 2 ms = 5e5; median of two 7.5e5
+    assert p.updates.median == pytest.approx(7.5e5)
+
+
+def test_analytic_ratio():
+    assert comm_work_ratio("cubic", 2) == pytest.approx((24 + 24 + 8) / 8)
+    # x = 2: 2x3x4 box has 96 halo sites and 24 owned
+    assert comm_work_ratio("noncubic", 2) == pytest.approx(96 / 24)
+
+
+def test_bad_files_are_named(tmp_path):
+    good = DATA.read_text().splitlines()
+    (tmp_path / "a.jsonl").write_text("\n".join(good[:3]) + "\n" + good[3][: len(good[3]) // 2])
+    with pytest.raises(ResultsError, match=r"a.jsonl:4: not a JSON record"):
+        load_results(tmp_path)
+    (tmp_path / "a.jsonl").write_text(json.dumps({"x": 1}) + "\n")
+    with pytest.raises(ResultsError, match="lacks benchmark"):
+        load_results(tmp_path)
+    with pytest.raises(ResultsError, match="no such results"):
+        load_results(tmp_path / "nothing")
+    assert main(["report", str(tmp_path / "nothing")]) == 2

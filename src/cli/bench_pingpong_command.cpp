@@ -1,0 +1,53 @@
+// `haloex bench pingpong`: options, then the benchmark, the table and the records.
+#include <memory>
+
+#include "commands.hpp"
+#include "haloex/bench/pingpong_bench.hpp"
+
+namespace haloex::cli {
+
+void add_bench_pingpong(CLI::App& bench, Runner& run) {
+  struct Args {
+    std::string sizes = "1:16M";
+    PingPongOptions opt;
+    std::string json;
+    bool quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = bench.add_subcommand(
+      "pingpong",
+      "Bounce messages between ranks 0 and 1 (blocking send/recv, other ranks idle): half round-trip\n"
+      "latency and bandwidth = bytes / latency per message size, sizes interleaved over the repeats.");
+  cmd->add_option("-m,--sizes", a->sizes, "Message bytes: MIN:MAX (powers of two) or a list, suffixes K/M/G")
+      ->capture_default_str();
+  cmd->add_option("-i,--iterations", a->opt.iterations, "Round trips per sample below --large-bytes")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  cmd->add_option("--iterations-large", a->opt.iterations_large, "Round trips per sample from --large-bytes up")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed round trips below --large-bytes")
+      ->check(CLI::Range(0, 100000000))
+      ->capture_default_str();
+  cmd->add_option("--warmup-large", a->opt.warmup_large, "Untimed round trips from --large-bytes up")
+      ->check(CLI::Range(0, 100000000))
+      ->capture_default_str();
+  cmd->add_option("--large-bytes", a->opt.large_bytes, "Where large messages start")->capture_default_str();
+  cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per size")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
+  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  cmd->callback([&run, a] {
+    run = [a] {
+      PingPongOptions o = a->opt;
+      o.sizes = parse_message_sizes(a->sizes);
+      o.progress = !a->quiet;
+      const auto results = run_pingpong_bench(MPI_COMM_WORLD, o, std::cerr);
+      print_results("# haloex bench pingpong: ranks 0 and 1, half round-trip time, median of " +
+                        std::to_string(o.repeats) + " samples\n" + format_pingpong_table(results),
+                    pingpong_records(MPI_COMM_WORLD, o, results), a->json);
+      return 0;
+    };
+  });
+}
+
+}  // namespace haloex::cli

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# lab_smoke.sh PYTHON HALOEX DIR LAUNCHER...: a tiny campaign of every
+# benchmark through haloex-lab with the real program, resumed, then reported.
+set -eu
+(($# >= 4)) || { echo "usage: lab_smoke.sh PYTHON HALOEX DIR LAUNCHER..." >&2; exit 2; }
+python=$1 haloex=$2 dir=$3
+shift 3
+launcher=$(printf '"%s", ' "$@")
+rm -rf "$dir" && mkdir -p "$dir"
+cat >"$dir/smoke.toml" <<TOML
+[campaign]
+name = "smoke"
+results = "$dir/results/results.jsonl"
+haloex = "$haloex"
+mpirun = [${launcher%, }]
+timeout_s = 120
+
+[[points]]
+benchmark = "halo"
+ranks = 2
+sizes = [6, 8]
+args = ["-i", "20", "-r", "3", "-x", "2", "-s", "staged,direct,staged-types"]
+
+[[points]]
+benchmark = "halo"
+ranks = [1, 2]
+global = 12
+args = ["-i", "20", "-r", "3", "-x", "2", "-s", "staged,direct"]
+
+[[points]]
+benchmark = "pingpong"
+ranks = 2
+args = ["-m", "1:64", "-i", "20", "-r", "3"]
+
+[[points]]
+benchmark = "stream"
+ranks = 2
+args = ["-n", "4096", "-r", "3"]
+
+[[points]]
+benchmark = "lb"
+ranks = 1
+threads = 1
+sizes = [8]
+args = ["-k", "aa", "-i", "2", "-r", "2", "-x", "1"]
+TOML
+lab=("$python" -m haloex_lab)
+"${lab[@]}" run "$dir/smoke.toml" --dry-run | tee "$dir/dry.txt"
+grep -q "7 to run" "$dir/dry.txt"
+test ! -e "$dir/results/results.jsonl"
+"${lab[@]}" run "$dir/smoke.toml"
+"${lab[@]}" run "$dir/smoke.toml" | tee "$dir/again.txt"
+grep -q "7 already in .*, 0 to run" "$dir/again.txt"
+"${lab[@]}" report "$dir/results" | tee "$dir/report.txt"
+grep -Eq "^\| 6x6x6 \(cubic, 2 ranks\) \| (staged|direct|staged-types) \|" "$dir/report.txt"
+grep -Eq "^\| 6x12x12 \(global 12x12x12, 2 ranks\) \|" "$dir/report.txt"
+for f in report.md figures/pingpong.png figures/comm_work_ratio.png figures/lb_saturation.png; do
+  test -s "$dir/results/$f" || { echo "missing $f" >&2; exit 1; }
+done
+echo "lab smoke OK"
