@@ -134,9 +134,11 @@ def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
                           second.time.median / best.time.median - 1, not best.time.ci_overlaps(second.time))
 
 
-def recommendations(records: list[dict]) -> list[Recommendation]:
+def recommendations(sweeps: dict, strong: dict) -> list[Recommendation]:
+    """One recommendation per subdomain size of every sweep (halo_sweeps) and
+    per rank count of every strong-scaling series (strong_series)."""
     out = []
-    for (shape, ranks, grid, setup), series in sorted(halo_sweeps(records).items(), key=lambda kv: str(kv[0])):
+    for (shape, ranks, grid, setup), series in sorted(sweeps.items(), key=lambda kv: str(kv[0])):
         by_size: dict = defaultdict(list)
         for pts in series.values():
             for p in pts:
@@ -145,7 +147,7 @@ def recommendations(records: list[dict]) -> list[Recommendation]:
         for ext, pts in sorted(by_size.items()):
             label = f"{'x'.join(map(str, ext))} ({shape}, {ranks} ranks)"
             out.append(recommend(pts, label))
-    for (glob, setup), series in sorted(strong_series(records).items(), key=lambda kv: str(kv[0])):
+    for (glob, setup), series in sorted(strong.items(), key=lambda kv: str(kv[0])):
         by_ranks: dict = defaultdict(list)
         for pts in series.values():
             for p in pts:

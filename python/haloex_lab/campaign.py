@@ -19,7 +19,6 @@ commands, run one by one with progress and resumable from the results file.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import shlex
 import subprocess
@@ -175,9 +174,11 @@ class Progress:
         self.total, self.stream, self.start = total, stream or sys.stderr, time.monotonic()
         self.tty = self.stream.isatty()
 
-    def show(self, index: int, point: Point, ran: int) -> None:
+    def show(self, index: int, point: Point) -> None:
+        """Before running point `index` (from 1)."""
         elapsed = time.monotonic() - self.start
-        eta = "?" if ran == 0 else _clock(elapsed / ran * (self.total - index + 1))
+        ran = index - 1
+        eta = "?" if ran == 0 else _clock(elapsed / ran * (self.total - ran))
         pct = 100 * (index - 1) / max(self.total, 1)
         bar = "#" * int(pct / 5) + "." * (20 - int(pct / 5))
         text = (f"[{bar}] {index}/{self.total} {pct:3.0f}%  elapsed {_clock(elapsed)}  ETA {eta}  "
@@ -219,7 +220,7 @@ def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False
     failures = 0
     with tempfile.TemporaryDirectory(prefix="haloex-lab-") as tmpdir:
         for i, p in enumerate(todo, 1):
-            progress.show(i, p, i - 1)
+            progress.show(i, p)
             tmp = os.path.join(tmpdir, f"point{i}.jsonl")
             env["OMP_NUM_THREADS"] = str(p.threads)
             cmd = command(camp, p, tmp)

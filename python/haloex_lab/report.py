@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from . import figures
-from .analysis import (CALLS, format_recommendations, halo_sweeps, recommendations, setup_text, speedups,
+from .analysis import (format_recommendations, halo_sweeps, recommendations, setup_text, speedups,
                        strong_series)
 from .results import load_results, write_atomically
 from .stats import summarize
@@ -63,14 +63,14 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
           "interval of the mean (Student t); error bars in the figures are one standard deviation of the "
           "samples (the 2016 paper's convention), around the mean.", "", "## Run", "", _metadata(records)]
 
-    recs = recommendations(records)
+    sweeps, strong = halo_sweeps(records), strong_series(records)
+    recs = recommendations(sweeps, strong)
     rec_table = format_recommendations(recs) if recs else ""
     if recs:
         md += ["## Recommendation", "",
                "Fastest strategy per subdomain size by median time; the margin is how much slower the runner-up "
                "is. \"no significant difference\" means the two 95% confidence intervals overlap.", "", rec_table]
 
-    sweeps = halo_sweeps(records)
     if sweeps:
         md += ["## Halo exchange against subdomain size", ""]
         for i, ((shape, ranks, grid, setup), series) in enumerate(sorted(sweeps.items(), key=lambda kv: str(kv[0]))):
@@ -103,7 +103,6 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
                                          f"noncubic_np{ranks}", formats)
                 md += [f"### {title}", "", _fig(names, title)]
 
-    strong = strong_series(records)
     if strong:
         md += ["## Strong scaling", ""]
         for i, ((glob, setup), series) in enumerate(sorted(strong.items(), key=lambda kv: str(kv[0]))):

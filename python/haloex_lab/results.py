@@ -30,8 +30,8 @@ def read_records(path: Path) -> list[dict]:
         except json.JSONDecodeError as e:
             raise ResultsError(f"{path}:{number}: not a JSON record ({e.msg}); "
                                "the file is truncated or not a haloex results file") from e
-        if not isinstance(rec, dict) or any(k not in rec for k in REQUIRED_KEYS):
-            missing = [k for k in REQUIRED_KEYS if not isinstance(rec, dict) or k not in rec]
+        missing = [k for k in REQUIRED_KEYS if not isinstance(rec, dict) or k not in rec]
+        if missing:
             raise ResultsError(f"{path}:{number}: record lacks {', '.join(missing)}; not a haloex result")
         records.append(rec)
     return records

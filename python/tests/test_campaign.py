@@ -2,7 +2,6 @@
 mpirun and haloex that logs every call and writes a record."""
 
 import json
-import os
 import stat
 import sys
 import textwrap

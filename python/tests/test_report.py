@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from haloex_lab.analysis import comm_work_ratio, halo_point, recommend, recommendations, speedups
+from haloex_lab.analysis import (comm_work_ratio, halo_point, halo_sweeps, recommend, recommendations, speedups,
+                                 strong_series)
 from haloex_lab.cli import main
 from haloex_lab.report import build_report
 from haloex_lab.results import ResultsError, load_results
@@ -60,7 +61,7 @@ def test_recommendation_and_margin():
 
 def test_recommendations_group_by_size():
     records = [halo_record(s, L, [t * L * 1e-6] * 3) for L in (8, 16) for s, t in (("staged", 1.0), ("direct", 2.0))]
-    recs = recommendations(records)
+    recs = recommendations(halo_sweeps(records), strong_series(records))
     assert [r.label for r in recs] == ["8x8x8 (cubic, 2 ranks)", "16x16x16 (cubic, 2 ranks)"]
     assert all(r.fastest == "staged" and r.margin == pytest.approx(1.0) for r in recs)
 
