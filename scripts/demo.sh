@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the local machine: what this build is, then the small
 # benchmark campaign of campaigns/demo.toml (ping-pong, stream, cubic and
-# non-cubic halo sweeps, strong scaling, LB saturation), its report with
-# figures and the recommendation table, and one short LB run.
+# non-cubic halo sweeps, strong scaling, LB saturation, the 2-D stencil on 1
+# and 2 ranks), its report with figures and the recommendation table, one
+# short LB run, and the stencil validated against its serial reference.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -24,5 +25,10 @@ echo
 echo
 # One real case from examples/: flow past a cylinder, with its timer table.
 "${launch[@]}" "$build/haloex" lb examples/cylinder.toml --set run.steps=300 -o "$out/cylinder.json"
+echo
+# The stencil on 2 ranks against the serial reference, as the paper validates.
+"$build/haloex" stencil --serial -q -o "$out/stencil-serial.npy"
+"${launch[@]}" "$build/haloex" stencil -s irecv-isend -q -o "$out/stencil-irecv-isend.npy"
+"${lab[@]}" compare "$out/stencil-irecv-isend.npy" "$out/stencil-serial.npy"
 echo
 echo "Report and figures: $out/report.md, $out/figures/"

@@ -182,3 +182,64 @@ def comm_work_ratio(shape: str, x: float) -> float:
 
 def element_bytes(dtype: str) -> int:
     return 4 if dtype == "float" else 8
+
+
+@dataclass
+class StencilPoint:
+    """One strategy of one `bench stencil` case, summarised (seconds per run)."""
+    record: dict
+    total: Summary
+    halo: Summary
+    work: Summary
+
+    @property
+    def strategy(self) -> str:
+        return self.record["strategy"]
+
+
+def stencil_point(r: dict) -> StencilPoint:
+    return StencilPoint(r, summarize(r["total_time_s"]), summarize(r["halo_time_s"]), summarize(r["work_time_s"]))
+
+
+def _by_strategy(recs: list[dict], x) -> dict[str, list[StencilPoint]]:
+    out: dict[str, list[StencilPoint]] = defaultdict(list)
+    for r in sorted(recs, key=x):
+        out[r["strategy"]].append(stencil_point(r))
+    return dict(out)
+
+
+def stencil_series(records: list[dict]) -> dict[str, list[tuple]]:
+    """The stencil paper's three experiments, recognised from the records:
+    "strong" (one nx x ny x nz on several rank counts), "weak" (the same sites
+    per rank and nz on several rank counts and domain sizes) and "nz" (one
+    nx x ny and rank count over several nz). Each entry is (title, x key,
+    {strategy: [StencilPoint]}) with the points ordered along x."""
+    st = [r for r in records if r["benchmark"] == "stencil"]
+    # A run over several nz is a message-size sweep and nothing else; the
+    # scaling series are sought among the other records of the same file.
+    run = lambda r: (r.get("_source"), r.get("campaign_point"), r.get("date_utc"), r["ranks"])
+    nzs_of_run: dict = defaultdict(set)
+    for r in st:
+        nzs_of_run[run(r)].add(r["nz"])
+    key = lambda r: (r.get("precision"), r.get("iterations_per_sample"), r.get("threads_per_rank"), r.get("_source"))
+    groups: dict[str, list[tuple]] = {"strong": [], "weak": [], "nz": []}
+    strong, weak, nz = defaultdict(list), defaultdict(list), defaultdict(list)
+    for r in st:
+        if len(nzs_of_run[run(r)]) > 1:
+            nz[(r["nx"], r["ny"], r["ranks"]) + key(r)].append(r)
+        else:
+            strong[(r["nx"], r["ny"], r["nz"]) + key(r)].append(r)
+            weak[(r["nx"] * r["ny"] / r["ranks"], r["nz"]) + key(r)].append(r)
+    for k, recs in sorted(strong.items(), key=lambda kv: str(kv[0])):
+        if len({r["ranks"] for r in recs}) > 1:
+            title = f"strong scaling, {k[0]}x{k[1]}x{k[2]}, {k[3]}, {k[4]} iterations"
+            groups["strong"].append((title, "ranks", _by_strategy(recs, lambda r: r["ranks"])))
+    for k, recs in sorted(weak.items(), key=lambda kv: str(kv[0])):
+        if len({r["ranks"] for r in recs}) > 1 and len({r["nx"] * r["ny"] for r in recs}) > 1:
+            title = f"weak scaling, {k[0]:g} columns of nz={k[1]} per rank, {k[2]}, {k[3]} iterations"
+            groups["weak"].append((title, "ranks", _by_strategy(recs, lambda r: r["ranks"])))
+    for k, recs in sorted(nz.items(), key=lambda kv: str(kv[0])):
+        if len({r["nz"] for r in recs}) > 1:
+            title = f"message size, {k[0]}x{k[1]} on {k[2]} ranks, {k[3]}, {k[4]} iterations"
+            groups["nz"].append((title, "nz", _by_strategy(recs, lambda r: r["nz"])))
+    return groups

@@ -9,10 +9,10 @@ commands, run one by one with progress and resumable from the results file.
     timeout_s = 600                          # per point: a hang fails
 
     [[points]]
-    benchmark = "halo"          # halo, lb, pingpong or stream
+    benchmark = "halo"          # halo, lb, pingpong, stream or stencil
     ranks = [1, 2]              # one point per rank count ...
     threads = [1]               # ... per OpenMP thread count ...
-    sizes = [16, 24, 32]        # ... and per size (-m for halo, -L for lb)
+    sizes = [16, 24, 32]        # ... and per size (-m for halo, -L for lb, --nz for stencil)
     args = ["-i", "2000", "-r", "5"]
 """
 
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .results import ResultsError, append_records, read_records
 
-BENCHMARKS = {"halo": "-m", "lb": "-L", "pingpong": "-m", "stream": "-n"}
+BENCHMARKS = {"halo": "-m", "lb": "-L", "pingpong": "-m", "stream": "-n", "stencil": "--nz"}
 CAMPAIGN_KEYS = {"name", "results", "haloex", "mpirun", "timeout_s"}
 POINT_KEYS = {"benchmark", "ranks", "threads", "sizes", "global", "args", "name"}
 
@@ -139,6 +139,8 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
         if "global" in p:
             if "sizes" in p:
                 raise CampaignError(f"{where}: give sizes (per rank) or global (strong scaling), not both")
+            if bench != "halo":
+                raise CampaignError(f"{where}: global is for halo points; give --nx/--ny in args for {bench}")
             extra = ["--global", str(_positive_ints(p["global"], f"{where}.global")[0])]
         if bench == "pingpong" and any(r < 2 for r in ranks):
             raise CampaignError(f"{where}: pingpong needs at least 2 ranks")

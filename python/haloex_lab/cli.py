@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .campaign import CampaignError, load_campaign, run_campaign
+from .compare import CompareError
 from .results import ResultsError
 
 
@@ -30,6 +31,14 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("results", type=Path, help="results folder or file")
     rep.add_argument("--out", type=Path, help="where to write report.md and figures/ (default: the results folder)")
     rep.add_argument("--svg", action="store_true", help="also write SVG figures")
+    cmp = sub.add_parser("compare", help="compare two .npy fields (e.g. a strategy's output with --serial's)",
+                         description="Compare A with the reference B element by element: max absolute and "
+                         "relative difference, and numpy's allclose rule |a - b| <= atol + rtol |b|. Exit code 0 "
+                         "when they agree, 1 when they do not, 2 when they cannot be compared.")
+    cmp.add_argument("a", type=Path, help=".npy file to check")
+    cmp.add_argument("b", type=Path, help="reference .npy file (e.g. from haloex stencil --serial)")
+    cmp.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default: %(default)g)")
+    cmp.add_argument("--atol", type=float, default=1e-8, help="absolute tolerance (default: %(default)g)")
     return p
 
 
@@ -39,6 +48,13 @@ def main(argv=None) -> int:
         if args.command == "run":
             camp = load_campaign(args.campaign, args.results, args.haloex)
             return run_campaign(camp, dry_run=args.dry_run, keep_going=args.keep_going)
+        if args.command == "compare":
+            from .compare import compare_files, format_comparison
+            if args.rtol < 0 or args.atol < 0:
+                raise CompareError("--rtol and --atol must not be negative")
+            c = compare_files(args.a, args.b, args.rtol, args.atol)
+            print(format_comparison(args.a, args.b, c))
+            return 0 if c.ok else 1
         from .report import build_report  # matplotlib only when reporting
         path, table = build_report(args.results, args.out, ("png", "svg") if args.svg else ("png",))
         if table:
@@ -46,7 +62,7 @@ def main(argv=None) -> int:
             print(table)
         print(f"report: {path}")
         return 0
-    except (CampaignError, ResultsError) as e:
+    except (CampaignError, ResultsError, CompareError) as e:
         print(f"haloex-lab: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

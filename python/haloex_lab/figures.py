@@ -194,3 +194,28 @@ def lb_saturation(records: list[dict], out: Path, formats) -> list[str]:
 def _sites(r: dict) -> float:
     # Records before 0.4 lack lattice_sites; they were all 3-D.
     return r.get("lattice_sites", float(r["size"]) ** 3)
+
+
+def stencil(series: dict, x_key: str, title: str, out: Path, name: str, formats) -> list[str]:
+    """Halo time and work time of the diffusion application per run against
+    ranks or nz, one line per strategy (serial dashed). Error bars: standard
+    deviation."""
+    fig, ax = plt.subplots(1, 2, figsize=(12, 4.5), constrained_layout=True)
+    for i, s in enumerate(_order(series)):
+        pts = series[s]
+        x = [p.record[x_key] for p in pts]
+        st = _style(i)
+        ls = "--" if s == "serial" else "-"
+        ax[0].errorbar(x, [p.halo.mean * 1e3 for p in pts], yerr=[p.halo.std * 1e3 for p in pts], label=s,
+                       linestyle=ls, **st)
+        ax[1].errorbar(x, [p.work.mean * 1e3 for p in pts], yerr=[p.work.std * 1e3 for p in pts], label=s,
+                       linestyle=ls, **st)
+    xlabel = "ranks" if x_key == "ranks" else "nz (values per column)"
+    ax[0].set(xlabel=xlabel, ylabel="halo time per run (ms)", title="halo update", yscale="log")
+    ax[1].set(xlabel=xlabel, ylabel="work time per run (ms)", title="13-point update", yscale="log")
+    if x_key == "nz":
+        for a in ax:
+            a.set_xscale("log", base=2)
+    ax[0].legend(fontsize=7, ncol=2)
+    fig.suptitle(title)
+    return _save(fig, out, name, formats)

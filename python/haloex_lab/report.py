@@ -8,7 +8,7 @@ from pathlib import Path
 
 from . import figures
 from .analysis import (format_recommendations, halo_sweeps, recommendations, setup_text, speedups,
-                       strong_series)
+                       stencil_series, strong_series)
 from .results import load_results, write_atomically
 from .stats import summarize
 
@@ -41,6 +41,23 @@ def _halo_table(series: dict, x_key: str, x_name: str) -> str:
         lines.append(f"| {p.record[x_key]} | {p.strategy} | {t.median * 1e6:.2f} | [{t.ci95_low * 1e6:.2f}, "
                      f"{t.ci95_high * 1e6:.2f}] | {t.std * 1e6:.2f} | {p.record['halo_bytes'] / t.median / 1e9:.2f} | "
                      f"{p.updates.median / 1e6:.2f} | {rel:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def _stencil_table(series: dict, x_key: str) -> str:
+    lines = [f"| {x_key} | strategy | halo ms | 95% CI ms | halo vs staged | work ms | total ms | speedup vs serial "
+             "| roofline |", "|---:|---|---:|---|---:|---:|---:|---:|---:|"]
+    staged = {p.record[x_key]: p.halo.median for p in series.get("staged", [])}
+    serial = {p.record[x_key]: p.total.median for p in series.get("serial", [])}
+    rows = sorted((p for pts in series.values() for p in pts), key=lambda p: (p.record[x_key], p.halo.median))
+    for p in rows:
+        x = p.record[x_key]
+        rel = f"{p.halo.median / staged[x]:.3f}" if x in staged else "-"
+        sp = f"{serial[x] / p.total.median:.2f}" if x in serial else "-"
+        rf = p.record.get("roofline_fraction")
+        lines.append(f"| {x} | {p.strategy} | {p.halo.median * 1e3:.3f} | [{p.halo.ci95_low * 1e3:.3f}, "
+                     f"{p.halo.ci95_high * 1e3:.3f}] | {rel} | {p.work.median * 1e3:.3f} | "
+                     f"{p.total.median * 1e3:.3f} | {sp} | {'-' if rf is None else f'{rf:.2f}'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -117,6 +134,21 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
                 for r, a, b, e in zip(v.ranks, v.own, v.common, v.efficiency):
                     md.append(f"| {s} | {r} | {a:.3f} | {b:.3f} | {e:.3f} |")
             md.append("")
+
+    stencil_groups = stencil_series(records)
+    if any(stencil_groups.values()):
+        md += ["## 2-D diffusion stencil", "",
+               "Times of one application run (all its iterations), slowest rank: the halo update and the "
+               "13-point work measured apart. `serial` runs the whole domain on one rank with plain copies for "
+               "its periodic halo (the reference); speedup is its total time over the strategy's. The roofline "
+               "fraction is the work's update rate over the STREAM copy bandwidth measured in the same run / "
+               "bytes per update.", ""]
+        names_seen = 0
+        for kind in ("strong", "weak", "nz"):
+            for title, x_key, series in stencil_groups[kind]:
+                names = figures.stencil(series, x_key, title, figdir, f"stencil_{kind}_{names_seen}", formats)
+                names_seen += 1
+                md += [f"### {title}", "", _fig(names, title), _stencil_table(series, x_key)]
 
     pp = [r for r in records if r["benchmark"] == "pingpong"]
     if pp:

@@ -38,7 +38,9 @@ def read_records(path: Path) -> list[dict]:
 
 
 def load_results(where: Path) -> list[dict]:
-    """The records of a results file, or of every *.jsonl file in a folder."""
+    """The records of a results file, or of every *.jsonl file in a folder,
+    each tagged with "_source", its file's name (experiments are told apart
+    by the file they were run into)."""
     where = Path(where)
     if where.is_dir():
         files = sorted(where.glob("*.jsonl"))
@@ -50,7 +52,7 @@ def load_results(where: Path) -> list[dict]:
         raise ResultsError(f"no such results file or folder: {where}")
     out = []
     for f in files:
-        out.extend(read_records(f))
+        out.extend({**r, "_source": f.name} for r in read_records(f))
     if not out:
         raise ResultsError(f"{where} holds no records")
     return out

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from haloex_lab.analysis import (comm_work_ratio, halo_point, halo_sweeps, recommend, recommendations, speedups,
-                                 strong_series)
+                                 stencil_series, strong_series)
 from haloex_lab.cli import main
 from haloex_lab.report import build_report
 from haloex_lab.results import ResultsError, load_results
@@ -108,3 +108,34 @@ def test_bad_files_are_named(tmp_path):
     with pytest.raises(ResultsError, match="no such results"):
         load_results(tmp_path / "nothing")
     assert main(["report", str(tmp_path / "nothing")]) == 2
+
+
+def stencil_record(strategy, ranks, nx, ny, nz, halo, source="s.jsonl", date="d1"):
+    return {"benchmark": "stencil", "haloex_version": "test", "ranks": ranks, "threads_per_rank": 1,
+            "strategy": strategy, "nx": nx, "ny": ny, "nz": nz, "precision": "double", "iterations_per_sample": 64,
+            "total_time_s": [2 * halo] * 3, "halo_time_s": [halo, halo * 1.1, halo * 0.9],
+            "work_time_s": [halo] * 3, "roofline_fraction": None, "date_utc": date, "_source": source}
+
+
+def test_stencil_experiments_are_told_apart(tmp_path):
+    recs = []
+    for n in (1, 2, 4):  # strong: one size on three rank counts, one run each
+        recs += [stencil_record(s, n, 128, 128, 64, 1e-3 * n, date=f"s{n}") for s in ("staged", "serial")]
+    for n, (nx, ny) in ((1, (4, 2)), (2, (4, 4)), (4, (8, 4))):  # weak: 8 columns per rank
+        recs += [stencil_record("staged", n, nx, ny, 64, 1e-4 * n, source="w.jsonl", date=f"w{n}")]
+    for nz in (1, 2, 4):  # one run over several nz: the message-size sweep only
+        recs += [stencil_record("staged", 2, 128, 128, nz, 1e-5 * nz, source="n.jsonl", date="n")]
+    groups = stencil_series(recs)
+    assert [t for t, _, _ in groups["strong"]] == ["strong scaling, 128x128x64, double, 64 iterations"]
+    _, x, series = groups["strong"][0]
+    assert x == "ranks" and [p.record["ranks"] for p in series["staged"]] == [1, 2, 4]
+    assert series["staged"][1].halo.median == pytest.approx(2e-3)
+    assert len(groups["weak"]) == 1 and "8 columns of nz=64" in groups["weak"][0][0]
+    assert len(groups["nz"]) == 1 and [p.record["nz"] for p in groups["nz"][0][2]["staged"]] == [1, 2, 4]
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "_source"}) + "\n" for r in recs))
+    report, _ = build_report(path)
+    text = report.read_text()
+    assert "## 2-D diffusion stencil" in text and "### message size, 128x128 on 2 ranks" in text
+    # halo vs staged of serial at 2 ranks: 2e-3 / 2e-3 in the strong table
+    assert "| 2 | serial | 2.000 | " in text

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "haloex/bench/record.hpp"
+#include "haloex/grid/decomposition.hpp"
 
 namespace haloex::cli {
 
@@ -22,6 +24,13 @@ inline std::vector<std::string> split_names(const std::string& text) {
   for (std::string w; std::getline(ss, w, ',');)
     if (!w.empty()) out.push_back(w);
   return out;
+}
+
+/// A 2-D process grid "X,Y" (0 = let MPI_Dims_create choose).
+inline std::array<int, 2> parse_grid_2d(const std::string& text) {
+  const std::vector<long> p = parse_long_list(text, "--procs");
+  if (p.size() != 2) throw InputError("--procs takes 2 entries (x,y), got '" + text + "'");
+  return {static_cast<int>(p[0]), static_cast<int>(p[1])};
 }
 
 /// A benchmark's ending on rank 0: its table on stdout, then its records
@@ -57,5 +66,11 @@ void add_bench_pingpong(CLI::App& bench, Runner& run);
 
 /// `haloex bench stream`: copy and triad memory bandwidth.
 void add_bench_stream(CLI::App& bench, Runner& run);
+
+/// `haloex stencil`: the 2-D fourth-order diffusion application.
+void add_stencil(CLI::App& app, Runner& run);
+
+/// `haloex bench stencil`: the diffusion application's halo and work times.
+void add_bench_stencil(CLI::App& bench, Runner& run);
 
 }  // namespace haloex::cli

@@ -45,12 +45,14 @@ int main(int argc, char** argv) {
   haloex::cli::Runner run;
   haloex::cli::add_info(app, run);
   haloex::cli::add_lb(app, run);
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb, pingpong, stream)");
+  haloex::cli::add_stencil(app, run);
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb, stencil, pingpong, stream)");
   bench->require_subcommand(1);
   haloex::cli::add_bench_halo(*bench, run);
   haloex::cli::add_bench_lb(*bench, run);
   haloex::cli::add_bench_pingpong(*bench, run);
   haloex::cli::add_bench_stream(*bench, run);
+  haloex::cli::add_bench_stencil(*bench, run);
 
   try {
     app.parse(argc, argv);

@@ -18,5 +18,6 @@ std::unique_ptr<Strategy> make_irecv_send(const Plan&);
 std::unique_ptr<Strategy> make_isend_recv(const Plan&);
 std::unique_ptr<Strategy> make_irecv_isend(const Plan&);
 std::unique_ptr<Strategy> make_red_black(const Plan&);
+std::unique_ptr<Strategy> make_prepost(const Plan&);
 
 }  // namespace haloex

@@ -19,6 +19,8 @@ const StrategyInfo registry[] = {
     {"irecv-isend", "staged, Irecv + Isend (standard mode), Waitall per dimension", make_irecv_isend},
     {"red-black", "staged, even/odd ranks alternate blocking Send and Recv (even ranks along periodic dims)",
      make_red_black},
+    {"prepost", "staged, the receives of every dimension pre-posted first, then Isend + Waitall per dimension",
+     make_prepost},
 };
 
 }  // namespace

@@ -10,7 +10,7 @@ namespace haloex {
 
 namespace {
 
-enum class Protocol { staged, sendrecv, irecv_send, isend_recv, irecv_isend, red_black };
+enum class Protocol { staged, sendrecv, irecv_send, isend_recv, irecv_isend, red_black, prepost };
 
 const char* protocol_name(Protocol p) {
   switch (p) {
@@ -20,6 +20,7 @@ const char* protocol_name(Protocol p) {
     case Protocol::isend_recv: return "isend-recv";
     case Protocol::irecv_isend: return "irecv-isend";
     case Protocol::red_black: return "red-black";
+    case Protocol::prepost: return "prepost";
   }
   return "?";
 }
@@ -63,6 +64,7 @@ class Staged final : public Strategy {
   // exchange happens in begin(); end() has nothing left to do.
   void do_begin(std::span<const FieldView> fields) override {
     const auto& stages = plan_.staged();
+    if (protocol_ == Protocol::prepost) return prepost_all(fields);
     for (size_t d = 0; d < stages.size(); ++d) {
       copy_self(stages[d], fields);
       exchange_stage(stages[d], bufs_[d], jobs_[d], fields);
@@ -163,8 +165,49 @@ class Staged final : public Strategy {
         }
         break;
       }
+      case Protocol::prepost:  // runs through prepost_all(), never here
+        throw Error("prepost: exchange_stage called");
     }
     unpack(jobs.recv, fields);
+  }
+
+  // The stencil paper's "mpi" version: the receives of every dimension are
+  // posted before anything is sent (their buffers are distinct and their tags
+  // name the direction, so an early message of a later dimension cannot land
+  // in the wrong place); then one send phase per dimension, each completed
+  // (its receives and sends) before the next packs what it forwards.
+  void prepost_all(std::span<const FieldView> fields) {
+    MPI_Comm comm = plan_.decomposition().comm();
+    const auto& stages = plan_.staged();
+    stage_reqs_.resize(stages.size());
+    for (size_t d = 0; d < stages.size(); ++d) {
+      std::vector<MPI_Request>& reqs = stage_reqs_[d];
+      reqs.clear();
+      for (size_t i = 0; i < stages[d].links.size(); ++i) {
+        const Link& l = stages[d].links[i];
+        if (l.self || l.recv.empty()) continue;
+        reqs.push_back(MPI_REQUEST_NULL);
+        mpi_check(MPI_Irecv(bufs_[d].recv[i].data(), static_cast<int>(l.recv.bytes), MPI_BYTE, l.peer, l.recv.tag,
+                            comm, &reqs.back()),
+                  "MPI_Irecv");
+      }
+    }
+    for (size_t d = 0; d < stages.size(); ++d) {
+      const Stage& st = stages[d];
+      std::vector<MPI_Request>& reqs = stage_reqs_[d];
+      copy_self(st, fields);
+      pack(jobs_[d].send, fields);
+      for (size_t i = 0; i < st.links.size(); ++i) {
+        const Link& l = st.links[i];
+        if (l.self || l.send.empty()) continue;
+        reqs.push_back(MPI_REQUEST_NULL);
+        mpi_check(MPI_Isend(bufs_[d].send[i].data(), static_cast<int>(l.send.bytes), MPI_BYTE, l.peer, l.send.tag,
+                            comm, &reqs.back()),
+                  "MPI_Isend");
+      }
+      mpi_check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      unpack(jobs_[d].recv, fields);
+    }
   }
 
   void sendrecv(const Stage& st, StageBuffers& b, int to, int from) {
@@ -193,6 +236,7 @@ class Staged final : public Strategy {
   std::vector<StageBuffers> bufs_;
   std::vector<Jobs> jobs_;
   std::vector<MPI_Request> reqs_;  // kept to avoid an allocation per stage
+  std::vector<std::vector<MPI_Request>> stage_reqs_;  // prepost: one list per dimension
 };
 
 }  // namespace
@@ -205,5 +249,6 @@ std::unique_ptr<Strategy> make_irecv_isend(const Plan& p) {
   return std::make_unique<Staged>(p, Protocol::irecv_isend);
 }
 std::unique_ptr<Strategy> make_red_black(const Plan& p) { return std::make_unique<Staged>(p, Protocol::red_black); }
+std::unique_ptr<Strategy> make_prepost(const Plan& p) { return std::make_unique<Staged>(p, Protocol::prepost); }
 
 }  // namespace haloex

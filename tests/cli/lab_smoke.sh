@@ -43,18 +43,24 @@ ranks = 1
 threads = 1
 sizes = [8]
 args = ["-k", "aa", "-i", "2", "-r", "2", "-x", "1"]
+
+[[points]]
+benchmark = "stencil"
+ranks = [1, 2]
+args = ["--nx", "16", "--ny", "12", "--nz", "2,4", "--iters", "2", "-r", "2", "-x", "0", "-s", "serial,staged,direct"]
 TOML
 lab=("$python" -m haloex_lab)
 "${lab[@]}" run "$dir/smoke.toml" --dry-run | tee "$dir/dry.txt"
-grep -q "7 to run" "$dir/dry.txt"
+grep -q "9 to run" "$dir/dry.txt"
 test ! -e "$dir/results/results.jsonl"
 "${lab[@]}" run "$dir/smoke.toml"
 "${lab[@]}" run "$dir/smoke.toml" | tee "$dir/again.txt"
-grep -q "7 already in .*, 0 to run" "$dir/again.txt"
+grep -q "9 already in .*, 0 to run" "$dir/again.txt"
 "${lab[@]}" report "$dir/results" | tee "$dir/report.txt"
 grep -Eq "^\| 6x6x6 \(cubic, 2 ranks\) \| (staged|direct|staged-types) \|" "$dir/report.txt"
 grep -Eq "^\| 6x12x12 \(global 12x12x12, 2 ranks\) \|" "$dir/report.txt"
-for f in report.md figures/pingpong.png figures/comm_work_ratio.png figures/lb_saturation.png; do
+grep -q "^### message size, 16x12 on 2 ranks" "$dir/results/report.md"
+for f in report.md figures/pingpong.png figures/comm_work_ratio.png figures/lb_saturation.png figures/stencil_nz_0.png; do
   test -s "$dir/results/$f" || { echo "missing $f" >&2; exit 1; }
 done
 echo "lab smoke OK"

@@ -1,0 +1,40 @@
+#pragma once
+// NumPy .npy files (format 1.0): the interior of a decomposed field written
+// in global order by every rank at once with MPI-IO, readable by numpy.load
+// with no other library.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "haloex/field/field.hpp"
+#include "haloex/grid/decomposition.hpp"
+
+namespace haloex {
+
+/// The complete .npy header (magic, version, length, dictionary) for a
+/// little-endian C-order array; padded so the data starts on a 64-byte boundary.
+std::string npy_header(ElementType type, const std::vector<long>& shape);
+
+/// What a .npy header says.
+struct NpyInfo {
+  ElementType type = ElementType::f64;
+  std::vector<long> shape;
+  size_t data_offset = 0;  // bytes before the first element
+};
+
+/// Read and check the header of a .npy file written by write_npy (or numpy,
+/// for '<f8'/'<f4' C-order arrays). Throws InputError naming the file and
+/// the problem: missing, not .npy, unsupported type, or shorter than its
+/// header says.
+NpyInfo read_npy_info(const std::string& path);
+
+/// Write the interior of `field` as one array of shape (global sizes of the
+/// decomposition's dimensions..., ncomp), in global order with the
+/// components last. Collective over the decomposition's communicator. The
+/// data go to a temporary file renamed into place once complete, so a failed
+/// run never leaves a half-written file under `path`. Throws InputError when
+/// the file cannot be created or written (on every rank).
+void write_npy(const std::string& path, const Decomposition& dec, const FieldView& field);
+
+}  // namespace haloex

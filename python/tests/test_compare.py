@@ -1,0 +1,68 @@
+"""`haloex-lab compare` on arrays whose differences are known."""
+
+import numpy as np
+import pytest
+
+from haloex_lab.cli import main
+from haloex_lab.compare import CompareError, compare_arrays, compare_files
+
+
+@pytest.fixture
+def ref():
+    return np.random.default_rng(7).uniform(0.5, 1.5, size=(6, 5, 4))
+
+
+def test_identical_arrays_pass_bit_for_bit(ref):
+    c = compare_arrays(ref.copy(), ref)
+    assert c.ok and c.identical and c.max_abs == 0 and c.outside == 0
+
+
+def test_relative_tolerance_is_numpys_rule(ref):
+    inside = ref * (1 + 5e-6)   # |a - b| = 5e-6 |b| <= 1e-8 + 1e-5 |b|
+    outside = ref.copy()
+    outside[1, 2, 3] *= 1 + 3e-5
+    c = compare_arrays(inside, ref)
+    assert c.ok and not c.identical
+    assert c.max_rel == pytest.approx(5e-6, rel=1e-6)
+    c = compare_arrays(outside, ref)
+    assert not c.ok and c.outside == 1
+    assert c.max_rel == pytest.approx(3e-5, rel=1e-6)
+    assert c.max_abs == pytest.approx(3e-5 * ref[1, 2, 3], rel=1e-6)
+
+
+def test_absolute_tolerance_near_zero():
+    zero = np.zeros(10)
+    assert compare_arrays(np.full(10, 5e-9), zero).ok
+    c = compare_arrays(np.full(10, 2e-8), zero)
+    assert not c.ok and c.outside == 10 and c.max_rel == 0  # no relative difference where b == 0
+
+
+def test_nan_never_passes(ref):
+    a = ref.copy()
+    a[0, 0, 0] = np.nan
+    c = compare_arrays(a, ref)
+    assert not c.ok and c.nonfinite == 1
+
+
+def test_single_against_double_passes_at_the_paper_tolerance(ref):
+    assert compare_arrays(ref.astype(np.float32), ref).ok
+
+
+def test_files_and_exit_codes(tmp_path, ref, capsys):
+    a, b, other, broken = (tmp_path / n for n in ["a.npy", "b.npy", "other.npy", "broken.npy"])
+    np.save(b, ref)
+    np.save(a, ref * (1 + 1e-4))
+    np.save(other, np.zeros((3, 3)))
+    broken.write_bytes(b.read_bytes()[:200])  # header intact, data cut short
+    assert main(["compare", str(b), str(b)]) == 0
+    assert "bit-identical" in capsys.readouterr().out
+    assert main(["compare", str(a), str(b)]) == 1
+    assert "FAIL" in capsys.readouterr().out
+    assert main(["compare", str(a), str(b), "--rtol", "1e-3"]) == 0
+    assert main(["compare", str(other), str(b)]) == 2
+    assert "shapes differ" in capsys.readouterr().err
+    assert main(["compare", str(broken), str(b)]) == 2
+    assert "not a readable .npy" in capsys.readouterr().err
+    assert main(["compare", str(tmp_path / "missing.npy"), str(b)]) == 2
+    with pytest.raises(CompareError):
+        compare_files(other, b)

@@ -1,0 +1,286 @@
+#include "haloex/bench/stencil_bench.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <ostream>
+#include <variant>
+
+#include "haloex/bench/record.hpp"
+#include "haloex/core/mpi.hpp"
+#include "haloex/halo/strategy.hpp"
+#include "haloex/stencil/diffusion.hpp"
+
+namespace haloex {
+
+namespace {
+
+// STREAM copy over arrays well beyond the caches, first touched by the
+// threads that sweep them: the bandwidth a streaming kernel can reach.
+class CopySweep {
+ public:
+  explicit CopySweep(size_t n) : n_(static_cast<long>(n)), a_(allocate_aligned<double>(n)), c_(allocate_aligned<double>(n)) {
+    double *a = a_.get(), *c = c_.get();
+    const long nn = n_;
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < nn; ++i) a[i] = c[i] = 1.0;
+  }
+  // Aggregate bytes per second of all ranks (16 bytes per element).
+  double measure(MPI_Comm comm, int sweeps) {
+    const double *a = a_.get();
+    double* c = c_.get();
+    const long nn = n_;
+    mpi_check(MPI_Barrier(comm), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    for (int s = 0; s < sweeps; ++s) {
+#pragma omp parallel for simd schedule(static)
+      for (long i = 0; i < nn; ++i) c[i] = a[i];
+    }
+    double t = MPI_Wtime() - t0, tmax = 0;
+    mpi_check(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    return 16.0 * static_cast<double>(nn) * sweeps * comm_size(comm) / tmax;
+  }
+
+ private:
+  long n_;
+  std::unique_ptr<double[], AlignedFree> a_, c_;
+};
+
+using AnyDiffusion = std::variant<std::unique_ptr<stencil::Diffusion<double>>, std::unique_ptr<stencil::Diffusion<float>>>;
+
+struct Candidate {
+  std::string name;
+  AnyDiffusion app;  // empty pointer on ranks that do not take part (serial)
+  StencilBenchResult result;
+};
+
+template <class T>
+AnyDiffusion make_app(MPI_Comm comm, const stencil::DiffusionConfig& cfg) {
+  return std::make_unique<stencil::Diffusion<T>>(comm, cfg);
+}
+
+double max_over(MPI_Comm comm, double x) {
+  double m = 0;
+  mpi_check(MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  return m;
+}
+
+double mean_over(MPI_Comm comm, double x) {
+  double s = 0;
+  mpi_check(MPI_Allreduce(&x, &s, 1, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
+  return s / comm_size(comm);
+}
+
+}  // namespace
+
+StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& opt, std::ostream& log) {
+  if (opt.iterations < 1) throw InputError("--iters must be at least 1");
+  if (opt.repeats < 1) throw InputError("--repeats must be at least 1");
+  if (opt.warmup < 0) throw InputError("--warmup must not be negative");
+  if (opt.nz.empty()) throw InputError("give at least one --nz");
+  const int rank = comm_rank(comm), ranks = comm_size(comm);
+  const bool explicit_list = !opt.strategies.empty();
+  std::vector<std::string> names = opt.strategies;
+  if (!explicit_list) {
+    names.push_back("serial");
+    for (const std::string& n : strategy_names()) names.push_back(n);
+  }
+  StencilBenchReport report;
+  for (long nz : opt.nz) {
+    stencil::DiffusionConfig base;
+    base.nx = opt.nx;
+    base.ny = opt.ny;
+    base.nz = nz;
+    base.procs = opt.procs;
+    std::vector<Candidate> cands;
+    for (const std::string& n : names) {
+      stencil::DiffusionConfig cfg = base;
+      cfg.strategy = n;
+      Candidate c{n, {}, {}};
+      const bool serial = n == "serial";
+      auto make = [&](MPI_Comm on) {
+        c.app = opt.type == ElementType::f64 ? make_app<double>(on, cfg) : make_app<float>(on, cfg);
+      };
+      if (serial) {
+        // Built on rank 0 alone: the others must learn whether it failed.
+        std::string why;
+        if (rank == 0) try {
+            make(MPI_COMM_SELF);
+          } catch (const InputError& e) {
+            why = e.what();
+          }
+        int failed = why.empty() ? 0 : 1;
+        mpi_check(MPI_Bcast(&failed, 1, MPI_INT, 0, comm), "MPI_Bcast");
+        if (failed) throw InputError(rank == 0 ? why : "the serial reference cannot run (see rank 0)");
+      } else {
+        try {
+          make(comm);
+        } catch (const InputError& e) {
+          if (explicit_list) throw;
+          if (rank == 0 && opt.progress) log << "skipping " << n << ": " << e.what() << "\n";
+          continue;
+        }
+      }
+      cands.push_back(std::move(c));
+    }
+    // The roofline probe: at least the two fields and 256 MiB per array over
+    // all ranks, so it streams from memory, not from a large cache.
+    const size_t field_elems = static_cast<size_t>((opt.nx / std::max(1, ranks) + 4) * (opt.ny + 4) * nz);
+    CopySweep copy(std::max(2 * field_elems, (size_t{256} << 20) / 8 / static_cast<size_t>(ranks)));
+    copy.measure(comm, 1);
+    StencilBandwidth bw;
+    bw.nz = nz;
+
+    auto run_once = [&](Candidate& c, bool record) {
+      mpi_check(MPI_Barrier(comm), "MPI_Barrier");
+      double t[3] = {0, 0, 0};
+      std::visit(
+          [&](auto& app) {
+            if (!app) return;
+            app->reset();
+            app->run(opt.iterations);
+            t[0] = app->times().total_s;
+            t[1] = app->times().halo_s;
+            t[2] = app->times().work_s;
+          },
+          c.app);
+      for (double& x : t) x = max_over(comm, x);  // serial: rank 0's, the others give 0
+      if (!record) return;
+      c.result.total_s.push_back(t[0]);
+      c.result.halo_s.push_back(t[1]);
+      c.result.work_s.push_back(t[2]);
+    };
+    for (Candidate& c : cands)
+      for (int w = 0; w < opt.warmup; ++w) run_once(c, false);
+    for (int r = 0; r < opt.repeats; ++r) {
+      if (rank == 0 && opt.progress)
+        log << "[bench stencil] " << opt.nx << "x" << opt.ny << "x" << nz << ": repeat " << r + 1 << "/" << opt.repeats
+            << "\n"
+            << std::flush;
+      bw.copy_bytes_per_s.push_back(copy.measure(comm, 3));
+      for (Candidate& c : cands) run_once(c, true);
+    }
+    bw.summary = summarize(bw.copy_bytes_per_s);
+
+    const double values = static_cast<double>(opt.nx) * static_cast<double>(opt.ny) * static_cast<double>(nz);
+    const double bytes = 2.0 * static_cast<double>(element_size(opt.type));
+    const StencilBenchResult* staged = nullptr;
+    const StencilBenchResult* serial = nullptr;
+    for (Candidate& c : cands) {
+      StencilBenchResult& x = c.result;
+      x.strategy = c.name;
+      x.nz = nz;
+      const bool is_serial = c.name == "serial";
+      double hb = 0;
+      std::array<long, 2> local{0, 0};
+      std::array<int, 2> procs{1, 1};
+      std::visit(
+          [&](auto& app) {
+            if (!app) return;
+            hb = app->halo_bytes();
+            const Decomposition& d = app->decomposition();
+            local = {d.local_size(0), d.local_size(1)};
+            procs = {d.procs(0), d.procs(1)};
+          },
+          c.app);
+      x.halo_bytes = is_serial ? 0 : mean_over(comm, hb);
+      x.local = local;
+      x.procs = procs;
+      x.total = summarize(x.total_s);
+      x.halo = summarize(x.halo_s);
+      x.work = summarize(x.work_s);
+      x.updates_per_s = values * static_cast<double>(opt.iterations) / x.work.median;
+      x.roofline_updates_per_s = bw.summary.median / bytes;
+      if (!is_serial || ranks == 1) x.roofline_fraction = x.updates_per_s / x.roofline_updates_per_s;
+      if (c.name == "staged") staged = &x;
+      if (is_serial) serial = &x;
+    }
+    for (Candidate& c : cands) {
+      StencilBenchResult& x = c.result;
+      if (staged) x.halo_ratio_to_staged = x.halo.median / staged->halo.median;
+      if (serial) x.speedup_vs_serial = serial->total.median / x.total.median;
+      report.results.push_back(x);
+    }
+    report.bandwidth.push_back(bw);
+  }
+  if (rank != 0) return {};
+  return report;
+}
+
+std::string format_stencil_table(const StencilBenchOptions& opt, int ranks, const StencilBenchReport& r) {
+  std::string s;
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "# %ld iterations per sample, %d samples, strategies interleaved; times of one run, slowest rank\n"
+                "# roofline: STREAM copy bandwidth of all %d ranks measured in the same run / %d bytes per update\n",
+                opt.iterations, opt.repeats, ranks, static_cast<int>(2 * element_size(opt.type)));
+  s += line;
+  long nz = -1;
+  for (const StencilBenchResult& x : r.results) {
+    if (x.nz != nz) {
+      nz = x.nz;
+      std::array<int, 2> grid{1, 1};  // the parallel strategies' grid (serial has its own 1x1)
+      for (const StencilBenchResult& y : r.results)
+        if (y.nz == nz && y.strategy != "serial") grid = y.procs;
+      for (const StencilBandwidth& b : r.bandwidth)
+        if (b.nz == nz) {
+          std::snprintf(line, sizeof line, "\n%ldx%ldx%ld on %dx%d ranks; copy bandwidth %.2f GB/s (median)\n", opt.nx,
+                        opt.ny, nz, grid[0], grid[1], b.summary.median / 1e9);
+          s += line;
+        }
+      std::snprintf(line, sizeof line, "%-15s %10s %10s %10s %7s %9s %10s %9s %10s\n", "strategy", "total_ms", "halo_ms",
+                    "work_ms", "halo_%", "halo/stg", "work_MLUPS", "roofline", "speedup");
+      s += line;
+    }
+    auto opt_num = [](double v, const char* fmt) {
+      char b[32];
+      if (v <= 0) return std::string("-");
+      std::snprintf(b, sizeof b, fmt, v);
+      return std::string(b);
+    };
+    std::snprintf(line, sizeof line, "%-15s %10.3f %10.3f %10.3f %7.1f %9s %10.1f %9s %10s\n", x.strategy.c_str(),
+                  x.total.median * 1e3, x.halo.median * 1e3, x.work.median * 1e3,
+                  100.0 * x.halo.median / x.total.median, opt_num(x.halo_ratio_to_staged, "%.3f").c_str(),
+                  x.updates_per_s / 1e6, opt_num(x.roofline_fraction, "%.2f").c_str(),
+                  opt_num(x.speedup_vs_serial, "%.2f").c_str());
+    s += line;
+  }
+  return s;
+}
+
+std::vector<nlohmann::json> stencil_bench_records(MPI_Comm comm, const StencilBenchOptions& opt,
+                                                  const StencilBenchReport& r) {
+  const nlohmann::json meta = run_metadata(comm, "stencil");
+  std::vector<nlohmann::json> out;
+  for (const StencilBenchResult& x : r.results) {
+    nlohmann::json j = meta;
+    j["strategy"] = x.strategy;
+    j["nx"] = opt.nx;
+    j["ny"] = opt.ny;
+    j["nz"] = x.nz;
+    j["lattice_sites"] = static_cast<double>(opt.nx) * static_cast<double>(opt.ny) * static_cast<double>(x.nz);
+    j["precision"] = to_string(opt.type);
+    j["iterations_per_sample"] = opt.iterations;
+    j["process_grid"] = {x.procs[0], x.procs[1]};
+    j["local_extent"] = {x.local[0], x.local[1], x.nz};
+    j["halo_width"] = stencil::halo_width;
+    j["halo_bytes"] = x.halo_bytes;
+    put_samples(j, "total_time_s", x.total_s);
+    put_samples(j, "halo_time_s", x.halo_s);
+    put_samples(j, "work_time_s", x.work_s);
+    j["work_updates_per_s"] = x.updates_per_s;
+    j["bytes_per_update"] = 2 * element_size(opt.type);
+    for (const StencilBandwidth& b : r.bandwidth)
+      if (b.nz == x.nz) put_samples(j, "copy_bandwidth_bytes_per_s", b.copy_bytes_per_s);
+    j["roofline_updates_per_s"] = x.roofline_updates_per_s;
+    j["roofline_fraction"] = x.roofline_fraction > 0 ? nlohmann::json(x.roofline_fraction) : nlohmann::json();
+    j["halo_ratio_to_staged"] = x.halo_ratio_to_staged > 0 ? nlohmann::json(x.halo_ratio_to_staged) : nlohmann::json();
+    j["speedup_vs_serial"] = x.speedup_vs_serial > 0 ? nlohmann::json(x.speedup_vs_serial) : nlohmann::json();
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace haloex
