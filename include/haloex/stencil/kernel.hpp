@@ -57,12 +57,4 @@ void diffusion_step(const T* in, T* out, const Columns& c, T alpha, Scratch<T>& 
 template <class T>
 void fill_periodic_halo(T* data, const Columns& c);
 
-/// Bytes one step moves to and from memory per interior value when the
-/// blocked rows stay in cache: one read of `in`, one write of `out` (as
-/// STREAM counts, without write-allocate traffic).
-template <class T>
-constexpr double bytes_per_update() {
-  return 2.0 * sizeof(T);
-}
-
 }  // namespace haloex::stencil
