@@ -51,8 +51,7 @@ class RmwSweep {
           }
       }
     }
-    double t = MPI_Wtime() - t0, tmax = 0;
-    mpi_check(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    const double tmax = max_over(comm, MPI_Wtime() - t0);
     return 2.0 * 8.0 * static_cast<double>(len) * ways * sweeps * comm_size(comm) / tmax;
   }
 
@@ -135,11 +134,10 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
           mpi_check(MPI_Barrier(comm), "MPI_Barrier");
           const double t0 = MPI_Wtime();
           s.advance(opt.steps);
-          double t = MPI_Wtime() - t0, tmax = 0;
-          mpi_check(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+          const double tmax = max_over(comm, MPI_Wtime() - t0);
           const Timers& tm = s.timers();
-          double halo = (tm.seconds(lb::t_halo_begin) + tm.seconds(lb::t_halo_end)) / opt.steps, hmax = 0;
-          mpi_check(MPI_Allreduce(&halo, &hmax, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+          const double hmax =
+              max_over(comm, (tm.seconds(lb::t_halo_begin) + tm.seconds(lb::t_halo_end)) / opt.steps);
           res[k].samples.push_back(fluid * opt.steps / tmax / 1e6);
           res[k].halo_s_per_step.push_back(hmax);
         }

@@ -38,8 +38,7 @@ class CopySweep {
 #pragma omp parallel for simd schedule(static)
       for (long i = 0; i < nn; ++i) c[i] = a[i];
     }
-    double t = MPI_Wtime() - t0, tmax = 0;
-    mpi_check(MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    const double tmax = max_over(comm, MPI_Wtime() - t0);
     return 16.0 * static_cast<double>(nn) * sweeps * comm_size(comm) / tmax;
   }
 
@@ -59,18 +58,6 @@ struct Candidate {
 template <class T>
 AnyDiffusion make_app(MPI_Comm comm, const stencil::DiffusionConfig& cfg) {
   return std::make_unique<stencil::Diffusion<T>>(comm, cfg);
-}
-
-double max_over(MPI_Comm comm, double x) {
-  double m = 0;
-  mpi_check(MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
-  return m;
-}
-
-double mean_over(MPI_Comm comm, double x) {
-  double s = 0;
-  mpi_check(MPI_Allreduce(&x, &s, 1, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
-  return s / comm_size(comm);
 }
 
 }  // namespace
@@ -187,7 +174,7 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
             procs = {d.procs(0), d.procs(1)};
           },
           c.app);
-      x.halo_bytes = is_serial ? 0 : mean_over(comm, hb);
+      x.halo_bytes = is_serial ? 0 : sum_over(comm, hb) / ranks;
       x.local = local;
       x.procs = procs;
       x.total = summarize(x.total_s);

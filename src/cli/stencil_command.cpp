@@ -26,12 +26,6 @@ struct Args {
   bool quiet = false;
 };
 
-double max_over_ranks(double x, MPI_Comm comm) {
-  double m = 0;
-  mpi_check(MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
-  return m;
-}
-
 template <class T>
 int run_stencil(const Args& a) {
   stencil::DiffusionConfig cfg = a.cfg;
@@ -63,8 +57,7 @@ int run_stencil(const Args& a) {
                    elapsed / static_cast<double>(done) * static_cast<double>(a.iterations - done));
   }
   const stencil::DiffusionTimes& t = app.times();
-  const double total = max_over_ranks(t.total_s, comm), halo = max_over_ranks(t.halo_s, comm),
-               work = max_over_ranks(t.work_s, comm);
+  const double total = max_over(comm, t.total_s), halo = max_over(comm, t.halo_s), work = max_over(comm, t.work_s);
   if (root) {
     std::printf("%5s %7s %7s %7s %10s %12s %12s %12s\n", "ranks", "nx", "ny", "nz", "iterations", "total_s",
                 "halo_s", "work_s");

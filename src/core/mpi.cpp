@@ -56,4 +56,16 @@ Op::~Op() {
   if (op_ != MPI_OP_NULL && !finalized) MPI_Op_free(&op_);
 }
 
+double max_over(MPI_Comm comm, double x) {
+  double m = 0;
+  mpi_check(MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  return m;
+}
+
+double sum_over(MPI_Comm comm, double x) {
+  double s = 0;
+  mpi_check(MPI_Allreduce(&x, &s, 1, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
+  return s;
+}
+
 }  // namespace haloex

@@ -95,4 +95,10 @@ int comm_size(MPI_Comm c);
 /// Rank in a communicator.
 int comm_rank(MPI_Comm c);
 
+/// The largest x over the ranks of comm (collective): the slowest rank's time.
+double max_over(MPI_Comm comm, double x);
+
+/// The sum of x over the ranks of comm (collective).
+double sum_over(MPI_Comm comm, double x);
+
 }  // namespace haloex
