@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -219,3 +220,75 @@ def stencil(series: dict, x_key: str, title: str, out: Path, name: str, formats)
     ax[0].legend(fontsize=7, ncol=2)
     fig.suptitle(title)
     return _save(fig, out, name, formats)
+
+
+def _forms(axes, series: dict, what: int, ylabel: str, title: str, log: bool):
+    for a, form in zip(axes, ("blocking", "nonblocking")):
+        for i, (delay, pts) in enumerate(sorted(series.get(form, {}).items())):
+            pts = [p for p in pts if p[what] is not None]
+            if not pts:
+                continue
+            a.plot([p[0] for p in pts], [p[what] * (1e6 if what == 1 else 1) for p in pts],
+                   label=f"delta = {delay * 1e6:g} us", **{k: v for k, v in _style(i).items() if k != "capsize"})
+        a.set_xscale("log", base=2)
+        a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        a.set(xlabel="processes", ylabel=ylabel, title=f"{title} ({form})")
+        if log:
+            a.set_yscale("log")
+        else:
+            a.axhline(0, color="0.5", lw=0.8)
+        a.grid(alpha=0.3, which="both")
+        a.legend(fontsize=7)
+
+
+def coll_delay(series: dict, op: str, nbytes: int, out: Path, name: str, formats) -> list[str]:
+    """The CRESTA paper's figures 4-8 for one operation: the collective time
+    t_delta against processes per delay (top) and the delay benefit b
+    (bottom), blocking left, non-blocking right."""
+    fig, ax = plt.subplots(2, 2, figsize=(12, 8), constrained_layout=True)
+    title = f"{op}, {nbytes} B" if nbytes else op
+    _forms(ax[0], series, 1, "t_delta (us)", title, log=True)
+    _forms(ax[1], series, 2, "delay benefit b", title, log=False)
+    return _save(fig, out, name, formats)
+
+
+def overlap_beta(rows: list, out: Path, formats) -> list[str]:
+    """The CRESTA paper's figure 11: beta against message size per
+    communicator size, one panel per operation."""
+    ops = sorted({(o.mpi_name, o.test_calls) for o in rows})
+    fig, ax = plt.subplots(1, len(ops), figsize=(6 * len(ops), 4.5), constrained_layout=True, squeeze=False)
+    for a, (op, tests) in zip(ax[0], ops):
+        mine = [o for o in rows if o.mpi_name == op and o.test_calls == tests]
+        for i, (n, p) in enumerate(sorted({(o.ranks, o.procs) for o in mine})):
+            pts = sorted((o.bytes, o.beta) for o in mine if (o.ranks, o.procs) == (n, p))
+            a.plot([x for x, _ in pts], [y for _, y in pts], label=f"{p} of {n} ranks",
+                   **{k: v for k, v in _style(i).items() if k != "capsize"})
+        a.axhline(0, color="0.5", lw=0.8)
+        a.set(xscale="log", xlabel="message size (bytes)", ylabel="beta = (T_coll + T_comp - T_overlap) / T_overlap",
+              title=f"{op}" + (f", {tests} MPI_Test calls" if tests else ""))
+        a.grid(alpha=0.3, which="both")
+        a.legend(fontsize=7)
+    return _save(fig, out, "overlap_beta", formats)
+
+
+def monitor_costs(records: list[dict], out: Path, formats) -> list[str]:
+    """Time per step of each monitoring configuration, split into the LB
+    update, the halo, the reduction's wait and the rest (medians)."""
+    med = np.median
+    runs = sorted({(r["ranks"], r["size"]) for r in records})
+    fig, ax = plt.subplots(1, len(runs), figsize=(6 * len(runs), 4.5), constrained_layout=True, squeeze=False)
+    for a, (ranks, size) in zip(ax[0], runs):
+        rs = [r for r in records if (r["ranks"], r["size"]) == (ranks, size)]
+        names = [r["config"] for r in rs]
+        bottom = np.zeros(len(rs))
+        parts = [("lb_s_per_step", "T_LB"), ("halo_s_per_step", "halo"), ("wait_s_per_step", "T_wait")]
+        for i, (q, label) in enumerate(parts):
+            v = np.array([med(r[q]) * 1e3 for r in rs])
+            a.bar(names, v, bottom=bottom, label=label, color=plt.cm.tab10(i))
+            bottom += v
+        rest = np.maximum(np.array([med(r["sim_s_per_step"]) * 1e3 for r in rs]) - bottom, 0)
+        a.bar(names, rest, bottom=bottom, label="rest of T_sim", color="0.8")
+        a.set(ylabel="ms per step", title=f"LB monitoring, L = {size}, {ranks} ranks")
+        a.tick_params(axis="x", rotation=20)
+        a.legend(fontsize=7)
+    return _save(fig, out, "monitor", formats)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from . import figures
+from . import coll, figures
 from .analysis import (format_recommendations, halo_sweeps, recommendations, setup_text, speedups,
                        stencil_series, strong_series)
 from .results import load_results, write_atomically
@@ -64,6 +64,49 @@ def _stencil_table(series: dict, x_key: str) -> str:
 def _fig(names: list[str], alt: str) -> str:
     png = next(n for n in names if n.endswith(".png"))
     return f"![{alt}](figures/{png})\n"
+
+
+def _collective_sections(records: list[dict], figdir: Path, formats) -> list[str]:
+    """Global clock, delayed start, overlap availability and LB monitoring."""
+    md = []
+    clocks = coll.clock_table(records)
+    if clocks:
+        md += ["## Global clock", "",
+               "Each rank's clock skew against rank 0 (the modified ping-pong of the CRESTA paper): the estimate "
+               "from the exchange with the shortest round trip, the mean and standard deviation over all "
+               "exchanges, and the estimate's bound (half the shortest round trip).", "", clocks]
+    series = coll.delay_series(records)
+    rows = coll.delay_rows(records)
+    if series:
+        md += ["## Collectives with a delayed rank", "",
+               "Times on the global clock: latest end minus earliest start over the ranks, median of the runs. One "
+               "rank enters delta late; b = (t0 + delta - t_delta) / t_delta is the delay benefit (0: the delay "
+               "was simply added; > 0: the collective hid part of it). (I) marks the non-blocking form, started "
+               "and waited for at once.", ""]
+        for (op, nbytes, ranks), s in sorted(series.items()):
+            if any(d > 0 for form in s.values() for d in form):
+                names = figures.coll_delay(s, f"{op}, {ranks}-rank job", nbytes, figdir,
+                                           f"coll_delay_{op}_{nbytes}_np{ranks}", formats)
+                md += [_fig(names, f"{op} with a delayed rank")]
+        if rows:
+            md += [coll.delay_table(rows)]
+    orows = coll.overlap_rows(records)
+    if orows:
+        names = figures.overlap_beta(orows, figdir, formats)
+        md += ["## Overlap availability of non-blocking collectives", "",
+               "Means over iterations and ranks of T_coll (start, wait), T_comp (p x p matrix-vector products "
+               "calibrated to about T_coll) and T_overlap (start, compute, wait). beta = (T_coll + T_comp - "
+               "T_overlap) / T_overlap (the CRESTA paper); OSU % = 100 max(0, 1 - (T_overlap - T_comp) / T_coll); "
+               "IMB % = 100 max(0, min(1, (T_coll + T_comp - T_overlap) / min(T_coll, T_comp))).", "",
+               _fig(names, "overlap benefit beta"), coll.overlap_table(orows)]
+    mon = [r for r in records if r.get("benchmark") == "monitor"]
+    if mon:
+        names = figures.monitor_costs(mon, figdir, formats)
+        md += ["## LB monitoring reductions", "",
+               "Per step: T_sim (slowest rank's wall time), T_LB (collision and streaming, statistics included), "
+               "T_halo, T_wait (in the reduction's MPI calls), T_mon (T_LB above the unmonitored run), medians.",
+               "", _fig(names, "LB monitoring"), coll.monitor_table(mon)]
+    return md
 
 
 def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tuple[Path, str]:
@@ -186,6 +229,8 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
             md.append(f"| {r['ranks']} x {r['threads_per_rank']} | {r['kernel']} | {s.median / 1e9:.2f} | "
                       f"[{s.ci95_low / 1e9:.2f}, {s.ci95_high / 1e9:.2f}] |")
         md.append("")
+
+    md += _collective_sections(records, figdir, formats)
 
     path = out / "report.md"
     write_atomically(path, "\n".join(md) + "\n")

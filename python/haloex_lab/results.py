@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -16,10 +17,14 @@ REQUIRED_KEYS = ("benchmark", "haloex_version", "ranks", "threads_per_rank")
 
 def read_records(path: Path) -> list[dict]:
     """Every record of one JSON-lines file; a line that does not parse or
-    lacks the metadata keys is an error naming the file and the line."""
+    lacks the metadata keys is an error naming the file and the line. A
+    name ending in .gz is read through gzip (large raw-sample archives)."""
     records = []
     try:
-        text = Path(path).read_text()
+        path = Path(path)
+        text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+    except (EOFError, gzip.BadGzipFile) as e:
+        raise ResultsError(f"{path}: not a complete gzip file ({e})") from e
     except OSError as e:
         raise ResultsError(f"cannot read results file {path}: {e.strerror}") from e
     for number, line in enumerate(text.splitlines(), 1):
@@ -43,9 +48,9 @@ def load_results(where: Path) -> list[dict]:
     by the file they were run into)."""
     where = Path(where)
     if where.is_dir():
-        files = sorted(where.glob("*.jsonl"))
+        files = sorted([*where.glob("*.jsonl"), *where.glob("*.jsonl.gz")])
         if not files:
-            raise ResultsError(f"no *.jsonl results files in {where}")
+            raise ResultsError(f"no *.jsonl or *.jsonl.gz results files in {where}")
     elif where.exists():
         files = [where]
     else:

@@ -73,4 +73,16 @@ void add_stencil(CLI::App& app, Runner& run);
 /// `haloex bench stencil`: the diffusion application's halo and work times.
 void add_bench_stencil(CLI::App& bench, Runner& run);
 
+/// `haloex bench clock`: every rank's clock skew against rank 0.
+void add_bench_clock(CLI::App& bench, Runner& run);
+
+/// `haloex bench coll`: collectives on the global clock, with delayed ranks.
+void add_bench_coll(CLI::App& bench, Runner& run);
+
+/// `haloex bench overlap`: overlap availability of non-blocking collectives.
+void add_bench_overlap(CLI::App& bench, Runner& run);
+
+/// `haloex bench monitor`: the LB monitoring reduction's cost.
+void add_bench_monitor(CLI::App& bench, Runner& run);
+
 }  // namespace haloex::cli

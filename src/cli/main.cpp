@@ -53,6 +53,10 @@ int main(int argc, char** argv) {
   haloex::cli::add_bench_pingpong(*bench, run);
   haloex::cli::add_bench_stream(*bench, run);
   haloex::cli::add_bench_stencil(*bench, run);
+  haloex::cli::add_bench_clock(*bench, run);
+  haloex::cli::add_bench_coll(*bench, run);
+  haloex::cli::add_bench_overlap(*bench, run);
+  haloex::cli::add_bench_monitor(*bench, run);
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,8 @@
 #include "haloex/core/mpi.hpp"
 
+#include <chrono>
+#include <thread>
+
 namespace haloex {
 
 void mpi_check(int rc, const char* what) {
@@ -54,6 +57,14 @@ Op::~Op() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (op_ != MPI_OP_NULL && !finalized) MPI_Op_free(&op_);
+}
+
+void wait_politely(MPI_Request& req) {
+  for (int done = 0;;) {
+    mpi_check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
 }
 
 double max_over(MPI_Comm comm, double x) {

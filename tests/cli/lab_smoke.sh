@@ -48,19 +48,44 @@ args = ["-k", "aa", "-i", "2", "-r", "2", "-x", "1"]
 benchmark = "stencil"
 ranks = [1, 2]
 args = ["--nx", "16", "--ny", "12", "--nz", "2,4", "--iters", "2", "-r", "2", "-x", "0", "-s", "serial,staged,direct"]
+
+[[points]]
+benchmark = "clock"
+ranks = 2
+args = ["-n", "10"]
+
+[[points]]
+benchmark = "coll"
+ranks = 2
+args = ["-c", "allreduce,iallreduce", "-d", "0,50", "-x", "2", "-i", "3"]
+
+[[points]]
+benchmark = "overlap"
+ranks = 2
+args = ["-c", "iallreduce", "-m", "8,1K", "-i", "5", "-x", "1"]
+
+[[points]]
+benchmark = "monitor"
+ranks = 2
+sizes = [12]
+args = ["--steps", "4", "-r", "2", "-x", "1"]
 TOML
 lab=("$python" -m haloex_lab)
 "${lab[@]}" run "$dir/smoke.toml" --dry-run | tee "$dir/dry.txt"
-grep -q "9 to run" "$dir/dry.txt"
+grep -q "13 to run" "$dir/dry.txt"
 test ! -e "$dir/results/results.jsonl"
 "${lab[@]}" run "$dir/smoke.toml"
 "${lab[@]}" run "$dir/smoke.toml" | tee "$dir/again.txt"
-grep -q "9 already in .*, 0 to run" "$dir/again.txt"
+grep -q "13 already in .*, 0 to run" "$dir/again.txt"
 "${lab[@]}" report "$dir/results" | tee "$dir/report.txt"
 grep -Eq "^\| 6x6x6 \(cubic, 2 ranks\) \| (staged|direct|staged-types) \|" "$dir/report.txt"
 grep -Eq "^\| 6x12x12 \(global 12x12x12, 2 ranks\) \|" "$dir/report.txt"
 grep -q "^### message size, 16x12 on 2 ranks" "$dir/results/report.md"
-for f in report.md figures/pingpong.png figures/comm_work_ratio.png figures/lb_saturation.png figures/stencil_nz_0.png; do
+grep -Eq "^\| allreduce \| 2 \| 2 \| 8 \| 50 \| " "$dir/results/report.md"
+grep -q "^## Overlap availability" "$dir/results/report.md"
+grep -q "^## LB monitoring reductions" "$dir/results/report.md"
+for f in report.md figures/pingpong.png figures/comm_work_ratio.png figures/lb_saturation.png figures/stencil_nz_0.png \
+         figures/coll_delay_allreduce_8_np2.png figures/overlap_beta.png figures/monitor.png; do
   test -s "$dir/results/$f" || { echo "missing $f" >&2; exit 1; }
 done
 echo "lab smoke OK"

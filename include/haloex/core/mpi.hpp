@@ -98,6 +98,11 @@ int comm_rank(MPI_Comm c);
 /// The largest x over the ranks of comm (collective): the slowest rank's time.
 double max_over(MPI_Comm comm, double x);
 
+/// Wait for a request by testing it with short sleeps in between, not by
+/// spinning inside MPI: ranks that only wait for their turn on an
+/// oversubscribed node then leave the cores to the ranks being measured.
+void wait_politely(MPI_Request& req);
+
 /// The sum of x over the ranks of comm (collective).
 double sum_over(MPI_Comm comm, double x);
 
