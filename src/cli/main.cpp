@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   haloex::cli::add_info(app, run);
   haloex::cli::add_lb(app, run);
   haloex::cli::add_stencil(app, run);
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb, stencil, pingpong, stream)");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb, stencil, pingpong, stream, clock, coll, overlap, monitor)");
   bench->require_subcommand(1);
   haloex::cli::add_bench_halo(*bench, run);
   haloex::cli::add_bench_lb(*bench, run);
