@@ -35,10 +35,18 @@ double delay_benefit(double t0_s, double delta_s, double t_delta_s) { return (t0
 
 namespace {
 
-// Gather one double per rank of comm to its rank 0.
-std::vector<double> gather(MPI_Comm comm, double x) {
-  std::vector<double> all(comm_rank(comm) == 0 ? static_cast<size_t>(comm_size(comm)) : 0);
-  mpi_check(MPI_Gather(&x, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, comm), "MPI_Gather");
+// What each rank reports of one run: start and end on the global clock, its
+// local time, the delay it waited and whether it was late.
+struct RunReport {
+  double start, end, local, waited, late;
+};
+
+static_assert(sizeof(RunReport) == 5 * sizeof(double), "RunReport travels as 5 doubles");
+
+// Every rank's report of one run, on rank 0 of comm (one gather per run).
+std::vector<RunReport> gather(MPI_Comm comm, const RunReport& mine) {
+  std::vector<RunReport> all(comm_rank(comm) == 0 ? static_cast<size_t>(comm_size(comm)) : 0);
+  mpi_check(MPI_Gather(&mine, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, comm), "MPI_Gather");
   return all;
 }
 
@@ -110,20 +118,25 @@ CollBenchReport run_coll_bench(MPI_Comm comm, const CollBenchOptions& opt, std::
               const double t_end = clock.local_now();
               std::string what;
               if (run.check(&what) > 0) throw Error("wrong result: " + what);
-              const auto starts = gather(c, clock.to_global(t_start));
-              const auto ends = gather(c, clock.to_global(t_end));
-              const auto locals = gather(c, t_end - t_start);
-              const auto waits = gather(c, waited);
-              const auto lates = gather(c, late ? 1.0 : 0.0);
+              const auto all = gather(c, {clock.to_global(t_start), clock.to_global(t_end), t_end - t_start, waited,
+                                          late ? 1.0 : 0.0});
               if (rank != 0) continue;
               CollBenchResult& r = res[d];
+              std::vector<double> starts, ends, locals;
+              int lates = 0;
+              for (const RunReport& q : all) {
+                starts.push_back(q.start);
+                ends.push_back(q.end);
+                locals.push_back(q.local);
+                lates += q.late > 0;
+              }
               r.time_s.push_back(*std::max_element(ends.begin(), ends.end()) -
                                  *std::min_element(starts.begin(), starts.end()));
-              r.start_s.push_back(starts);
-              r.end_s.push_back(ends);
-              r.local_s.push_back(locals);
-              r.delay_actual_s.push_back(waits[static_cast<size_t>(opt.delayed_rank)]);
-              r.late_ranks.push_back(static_cast<int>(std::count(lates.begin(), lates.end(), 1.0)));
+              r.start_s.push_back(std::move(starts));
+              r.end_s.push_back(std::move(ends));
+              r.local_s.push_back(std::move(locals));
+              r.delay_actual_s.push_back(all[static_cast<size_t>(opt.delayed_rank)].waited);
+              r.late_ranks.push_back(lates);
             }
           }
           if (rank != 0) continue;

@@ -57,7 +57,7 @@ std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBe
     solvers.push_back(std::make_unique<lb::Solver>(c, comm));
     solvers.back()->advance(opt.warmup);
   }
-  const int rank = comm_rank(comm), size = comm_size(comm);
+  const int rank = comm_rank(comm);
   const double sites = static_cast<double>(solvers.front()->fluid_sites());
   const double steps = opt.steps;
   for (int s = 0; s < opt.repeats; ++s) {
@@ -73,9 +73,9 @@ std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBe
       const Timers& t = solver.timers();
       MonitorBenchResult& r = res[k];
       r.sim_s.push_back(sim);
-      r.lb_s.push_back(sum_over(comm, t.seconds(lb::t_update)) / size / steps);
-      r.halo_s.push_back(sum_over(comm, t.seconds(lb::t_halo_begin) + t.seconds(lb::t_halo_end)) / size / steps);
-      r.wait_s.push_back(sum_over(comm, t.seconds(lb::t_monitor)) / size / steps);
+      r.lb_s.push_back(mean_over(comm, t.seconds(lb::t_update)) / steps);
+      r.halo_s.push_back(mean_over(comm, t.seconds(lb::t_halo_begin) + t.seconds(lb::t_halo_end)) / steps);
+      r.wait_s.push_back(mean_over(comm, t.seconds(lb::t_monitor)) / steps);
       r.mon_s.push_back(r.lb_s.back() - res[0].lb_s.back());
       r.sups.push_back(sites / sim);
       r.reductions = solver.monitor().reductions() - before;

@@ -88,8 +88,6 @@ double mean_of(const std::vector<std::vector<double>>& rows) {
   return n ? s / static_cast<double>(n) : 0.0;
 }
 
-double mean_over_ranks(MPI_Comm comm, double x) { return sum_over(comm, x) / comm_size(comm); }
-
 }  // namespace
 
 std::vector<OverlapResult> run_overlap_bench(MPI_Comm comm, const OverlapOptions& opt, std::ostream& log) {
@@ -141,8 +139,8 @@ std::vector<OverlapResult> run_overlap_bench(MPI_Comm comm, const OverlapOptions
           // alone (OSU and IMB do the same), with one repetition count for all.
           double cal = 0;
           for (int i = 0; i < iters; ++i) cal += timed_coll();
-          const double target = mean_over_ranks(c, cal / iters);
-          const double product = mean_over_ranks(c, work.seconds_per_product());
+          const double target = mean_over(c, cal / iters);
+          const double product = mean_over(c, work.seconds_per_product());
           const long products = std::max(1L, std::lround(target / product));
 
           std::vector<double> tc, tp, to;

@@ -174,7 +174,7 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
             procs = {d.procs(0), d.procs(1)};
           },
           c.app);
-      x.halo_bytes = is_serial ? 0 : sum_over(comm, hb) / ranks;
+      x.halo_bytes = is_serial ? 0 : mean_over(comm, hb);
       x.local = local;
       x.procs = procs;
       x.total = summarize(x.total_s);

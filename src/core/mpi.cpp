@@ -79,4 +79,6 @@ double sum_over(MPI_Comm comm, double x) {
   return s;
 }
 
+double mean_over(MPI_Comm comm, double x) { return sum_over(comm, x) / comm_size(comm); }
+
 }  // namespace haloex

@@ -106,4 +106,7 @@ void wait_politely(MPI_Request& req);
 /// The sum of x over the ranks of comm (collective).
 double sum_over(MPI_Comm comm, double x);
 
+/// The mean of x over the ranks of comm (collective).
+double mean_over(MPI_Comm comm, double x);
+
 }  // namespace haloex
