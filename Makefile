@@ -4,6 +4,9 @@
 BUILD ?= build
 BUILD_TYPE ?= Release
 CMAKE_FLAGS ?=
+# The HDF5 backend is required here (install-deps installs it); a hand-made
+# build (cmake -S . -B ...) takes it only where it is found.
+HDF5 ?= ON
 
 .PHONY: all deps configure build demo test clean
 
@@ -13,7 +16,7 @@ deps:
 	@bash scripts/install-deps.sh
 
 configure: deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DHALOEX_HDF5=$(HDF5) $(CMAKE_FLAGS)
 
 build: configure
 	cmake --build $(BUILD)

@@ -9,10 +9,10 @@ commands, run one by one with progress and resumable from the results file.
     timeout_s = 600                          # per point: a hang fails
 
     [[points]]
-    benchmark = "halo"          # halo, lb, pingpong, stream, stencil, clock, coll, overlap or monitor
+    benchmark = "halo"          # halo, lb, pingpong, stream, stencil, clock, coll, overlap, monitor or io
     ranks = [1, 2]              # one point per rank count ...
     threads = [1]               # ... per OpenMP thread count ...
-    sizes = [16, 24, 32]        # ... and per size (-m for halo/coll/overlap, -L for lb/monitor, --nz for stencil)
+    sizes = [16, 24, 32]        # ... and per size (-m for halo/coll/overlap, -L for lb/monitor/io, --nz for stencil)
     args = ["-i", "2000", "-r", "5"]
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 from .results import ResultsError, append_records, read_records
 
 BENCHMARKS = {"halo": "-m", "lb": "-L", "pingpong": "-m", "stream": "-n", "stencil": "--nz", "clock": "-n",
-              "coll": "-m", "overlap": "-m", "monitor": "-L"}
+              "coll": "-m", "overlap": "-m", "monitor": "-L", "io": "-L"}
 CAMPAIGN_KEYS = {"name", "results", "haloex", "mpirun", "timeout_s"}
 POINT_KEYS = {"benchmark", "ranks", "threads", "sizes", "global", "args", "name"}
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .campaign import CampaignError, load_campaign, run_campaign
 from .compare import CompareError
+from .fields import FieldError
 from .results import ResultsError
 
 
@@ -39,6 +40,15 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("b", type=Path, help="reference .npy file (e.g. from haloex stencil --serial)")
     cmp.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default: %(default)g)")
     cmp.add_argument("--atol", type=float, default=1e-8, help="absolute tolerance (default: %(default)g)")
+    sh = sub.add_parser("show", help="render a slice of a field output or checkpoint as a PNG",
+                        description="Read an output through its JSON metadata (binary, ASCII or HDF5, any I/O "
+                        "grid; checksums verified) and draw one slice of one component.")
+    sh.add_argument("metadata", type=Path, help="the output's .json metadata file")
+    sh.add_argument("-o", "--out", type=Path, help="PNG to write (default: the metadata's name with .png)")
+    sh.add_argument("-c", "--component", help="component name or index, or 'magnitude' (default: magnitude "
+                    "for 3 components, else the first)")
+    sh.add_argument("--axis", default="z", help="the slice is normal to this axis (default: %(default)s)")
+    sh.add_argument("--index", type=int, help="slice position along the axis (default: the middle)")
     return p
 
 
@@ -55,6 +65,12 @@ def main(argv=None) -> int:
             c = compare_files(args.a, args.b, args.rtol, args.atol)
             print(format_comparison(args.a, args.b, c))
             return 0 if c.ok else 1
+        if args.command == "show":
+            from .fields import show
+            out = show(args.metadata, args.out or args.metadata.with_suffix(".png"), args.component, args.axis,
+                       args.index)
+            print(f"wrote {out}")
+            return 0
         from .report import build_report  # matplotlib only when reporting
         path, table = build_report(args.results, args.out, ("png", "svg") if args.svg else ("png",))
         if table:
@@ -62,7 +78,7 @@ def main(argv=None) -> int:
             print(table)
         print(f"report: {path}")
         return 0
-    except (CampaignError, ResultsError, CompareError) as e:
+    except (CampaignError, ResultsError, CompareError, FieldError) as e:
         print(f"haloex-lab: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

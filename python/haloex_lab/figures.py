@@ -292,3 +292,26 @@ def monitor_costs(records: list[dict], out: Path, formats) -> list[str]:
         a.tick_params(axis="x", rotation=20)
         a.legend(fontsize=7)
     return _save(fig, out, "monitor", formats)
+
+
+def io_bandwidth(records: list[dict], out: Path, formats) -> list[str]:
+    """Median output bandwidth against lattice size, one line per (ranks,
+    I/O grid), with the min-max range of the episodes."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.5), constrained_layout=True)
+    def key_of(r):
+        return r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]
+
+    for i, key in enumerate(sorted({key_of(r) for r in records})):
+        rs = sorted((r for r in records if key_of(r) == key), key=lambda r: r["size"])
+        L = [r["size"] for r in rs]
+        med = np.array([np.median(r["bandwidth_Bps"]) / 1e9 for r in rs])
+        lo = med - np.array([np.min(r["bandwidth_Bps"]) / 1e9 for r in rs])
+        hi = np.array([np.max(r["bandwidth_Bps"]) / 1e9 for r in rs]) - med
+        ax.errorbar(L, med, yerr=[lo, hi], label=f"{key[0]} ranks, {key[1]}, io_grid {key[2]}, {key[3]} per site",
+                    **_style(i))
+    ax.set(xscale="log", xlabel="L (L^3 sites)", ylabel="GB/s (median, min-max)", title="Output bandwidth")
+    ax.set_xticks(sorted({r["size"] for r in records}))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.legend(fontsize=7)
+    return _save(fig, out, "io_bandwidth", formats)

@@ -109,6 +109,29 @@ def _collective_sections(records: list[dict], figdir: Path, formats) -> list[str
     return md
 
 
+def _io_section(records: list[dict], figdir: Path, formats) -> list[str]:
+    """Output bandwidth per ranks and lattice size: the ARCHER2 paper's Table 1."""
+    io = [r for r in records if r.get("benchmark") == "io"]
+    if not io:
+        return []
+    sizes = sorted({r["size"] for r in io})
+    md = ["## Output bandwidth (the ARCHER2 paper's Table 1)", "",
+          "Median GB/s over the episodes of one output (ncomp doubles per site, written through MPI-IO in "
+          "global order, synced to storage and renamed); rows are rank counts and I/O grids.", "",
+          _fig(figures.io_bandwidth(io, figdir, formats), "output bandwidth"),
+          "| ranks | format | io_grid | ncomp | " + " | ".join(f"{L}^3" for L in sizes) + " |",
+          "|---:|---|---|---:|" + "---:|" * len(sizes)]
+    keys = sorted({(r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]) for r in io})
+    for k in keys:
+        cells = []
+        for L in sizes:
+            rs = [r for r in io if (r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]) == k
+                  and r["size"] == L]
+            cells.append(f"{summarize(rs[0]['bandwidth_Bps']).median / 1e9:.2f}" if rs else "-")
+        md.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | " + " | ".join(cells) + " |")
+    return md + [""]
+
+
 def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tuple[Path, str]:
     """Write report.md and figures/ under `out` (default: the results folder,
     or the file's folder). Returns the report's path and the recommendation
@@ -231,6 +254,7 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
         md.append("")
 
     md += _collective_sections(records, figdir, formats)
+    md += _io_section(records, figdir, formats)
 
     path = out / "report.md"
     write_atomically(path, "\n".join(md) + "\n")

@@ -76,6 +76,9 @@ void add_bench_stencil(CLI::App& bench, Runner& run);
 /// `haloex bench clock`: every rank's clock skew against rank 0.
 void add_bench_clock(CLI::App& bench, Runner& run);
 
+/// `haloex bench io`: output bandwidth against size, I/O grid and ranks.
+void add_bench_io(CLI::App& bench, Runner& run);
+
 /// `haloex bench coll`: collectives on the global clock, with delayed ranks.
 void add_bench_coll(CLI::App& bench, Runner& run);
 

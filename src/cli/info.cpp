@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "haloex/io/field_io.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/build_info.hpp"
 #include "haloex/halo/strategy.hpp"
@@ -59,7 +60,8 @@ void add_info(CLI::App& app, Runner& run) {
                 << "Host:           " << j["host"].get<std::string>() << "\n"
                 << "Strategies:    ";
       for (const auto& s : strategies()) std::cout << " " << s.name;
-      std::cout << std::endl;
+      std::cout << "\nOutput formats: binary ascii" << (hdf5_available() ? " hdf5 (parallel HDF5)" : " (hdf5: not built in)")
+                << std::endl;
       return 0;
     };
   });

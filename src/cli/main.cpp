@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   haloex::cli::add_info(app, run);
   haloex::cli::add_lb(app, run);
   haloex::cli::add_stencil(app, run);
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb, stencil, pingpong, stream, clock, coll, overlap, monitor)");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb, stencil, pingpong, stream, clock, coll, overlap, monitor, io)");
   bench->require_subcommand(1);
   haloex::cli::add_bench_halo(*bench, run);
   haloex::cli::add_bench_lb(*bench, run);
@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   haloex::cli::add_bench_coll(*bench, run);
   haloex::cli::add_bench_overlap(*bench, run);
   haloex::cli::add_bench_monitor(*bench, run);
+  haloex::cli::add_bench_io(*bench, run);
 
   try {
     app.parse(argc, argv);

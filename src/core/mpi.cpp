@@ -1,6 +1,7 @@
 #include "haloex/core/mpi.hpp"
 
 #include <chrono>
+#include <climits>
 #include <thread>
 
 namespace haloex {
@@ -80,5 +81,17 @@ double sum_over(MPI_Comm comm, double x) {
 }
 
 double mean_over(MPI_Comm comm, double x) { return sum_over(comm, x) / comm_size(comm); }
+
+void throw_if_any(MPI_Comm comm, const std::string& error) {
+  int me = error.empty() ? INT_MAX : comm_rank(comm), first = INT_MAX;
+  mpi_check(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (first == INT_MAX) return;
+  int len = static_cast<int>(error.size());
+  mpi_check(MPI_Bcast(&len, 1, MPI_INT, first, comm), "MPI_Bcast");
+  std::string text = error;
+  text.resize(static_cast<size_t>(len));
+  mpi_check(MPI_Bcast(text.data(), len, MPI_CHAR, first, comm), "MPI_Bcast");
+  throw InputError(text);
+}
 
 }  // namespace haloex

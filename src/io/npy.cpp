@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "haloex/core/mpi.hpp"
+#include "haloex/io/durable.hpp"
 
 namespace haloex {
 
@@ -156,13 +157,12 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
   int renamed = 0;
   std::string why;
   if (dec.rank() == 0) {
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    renamed = ec ? 1 : 0;
-    if (ec) {
-      why = ec.message();
-      std::remove(tmp.c_str());
-    }
+    // Flushed to storage before the rename, so that a crash cannot leave a
+    // complete-looking name over missing data.
+    why = fsync_path(tmp);
+    if (why.empty()) why = durable_rename(tmp, path);
+    renamed = why.empty() ? 0 : 1;
+    if (renamed) std::remove(tmp.c_str());
   }
   mpi_check(MPI_Bcast(&renamed, 1, MPI_INT, 0, comm), "MPI_Bcast");
   if (renamed) throw InputError("cannot write '" + path + "': renaming " + tmp + " into place failed" + (why.empty() ? "" : ": " + why));

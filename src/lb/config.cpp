@@ -57,6 +57,18 @@ std::array<T, 3> as_triple(const toml::node& n, const std::string& where, F elem
   return out;
 }
 
+std::vector<std::string> as_strings(const toml::node& n, const std::string& where) {
+  const toml::array* a = n.as_array();
+  if (!a) bad(where, "expected an array of strings");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < a->size(); ++i) out.push_back(as_string(*a->get(i), where + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+std::array<int, 3> as_grid(const toml::node& n, const std::string& where) {
+  return as_triple<int>(n, where, [](const toml::node& e, const std::string& x) { return int(as_long(e, x)); }, 1);
+}
+
 Obstacle read_obstacle(const toml::table& t, const std::string& where) {
   Obstacle o;
   for (auto&& [k, v] : t) {
@@ -140,7 +152,28 @@ const std::map<std::string, std::vector<Key>>& keys() {
          [](auto& n, auto& c, auto& w) { c.mach_limit = as_double(n, w); }}}},
       {"output",
        {{"summary", "path of a JSON summary written at the end",
-         [](auto& n, auto& c, auto& w) { c.summary = as_string(n, w); }}}},
+         [](auto& n, auto& c, auto& w) { c.summary = as_string(n, w); }},
+        {"every", "steps between field outputs (density, velocity, mask); 0 = none (default)",
+         [](auto& n, auto& c, auto& w) { c.output_every = as_long(n, w); }},
+        {"dir", "directory of the field outputs (default \"output\")",
+         [](auto& n, auto& c, auto& w) { c.output_dir = as_string(n, w); }},
+        {"format", "binary (default: raw native, MPI-IO), ascii, or hdf5 (with an XDMF file for ParaView)",
+         [](auto& n, auto& c, auto& w) { c.output_format = as_string(n, w); }},
+        {"fields", "which fields, e.g. [\"density\", \"velocity\", \"mask\"] (the default)",
+         [](auto& n, auto& c, auto& w) { c.output_fields = as_strings(n, w); }},
+        {"io_grid", "files per dimension, dividing the process grid (default [1, 1, 1]: one file)",
+         [](auto& n, auto& c, auto& w) { c.output_io_grid = as_grid(n, w); }},
+        {"async", "true (default): a write goes on while the next steps run; false: wait for it",
+         [](auto& n, auto& c, auto& w) { c.output_async = as_bool(n, w); }}}},
+      {"checkpoint",
+       {{"every", "steps between checkpoints; 0 = none (default)",
+         [](auto& n, auto& c, auto& w) { c.checkpoint_every = as_long(n, w); }},
+        {"dir", "directory of the checkpoints (default \"checkpoints\")",
+         [](auto& n, auto& c, auto& w) { c.checkpoint_dir = as_string(n, w); }},
+        {"keep", "how many of the newest complete checkpoints to keep (default 2)",
+         [](auto& n, auto& c, auto& w) { c.checkpoint_keep = static_cast<int>(as_long(n, w)); }},
+        {"io_grid", "files per dimension, dividing the process grid (default [1, 1, 1])",
+         [](auto& n, auto& c, auto& w) { c.checkpoint_io_grid = as_grid(n, w); }}}},
   };
   return k;
 }
@@ -193,6 +226,8 @@ LbConfig parse_lb_config(const std::string& text, const std::string& source, con
 
   LbConfig c;
   c.source = source;
+  c.text = text;
+  for (const std::string& o : overrides) c.text.append("\n# --set ").append(o);
   for (auto&& [sk, sv] : root) {
     const std::string section(sk.str());
     auto it = keys().find(section);
@@ -272,6 +307,53 @@ void validate(const LbConfig& c) {
   if (c.monitor_mode != "nonblocking" && c.monitor_mode != "blocking" && c.monitor_mode != "off")
     bad(s, "monitor.mode must be \"nonblocking\", \"blocking\" or \"off\", got \"" + c.monitor_mode + "\"");
   if (!(c.mach_limit > 0)) bad(s, "monitor.mach_limit must be > 0");
+  if (c.output_every < 0) bad(s, "output.every must be >= 0");
+  if (c.output_format != "binary" && c.output_format != "ascii" && c.output_format != "hdf5")
+    bad(s, "output.format must be \"binary\", \"ascii\" or \"hdf5\", got \"" + c.output_format + "\"");
+  for (const std::string& f : c.output_fields)
+    if (f != "density" && f != "velocity" && f != "mask")
+      bad(s, "output.fields: unknown field \"" + f + "\" (valid: density, velocity, mask)");
+  if (c.output_every > 0 && c.output_fields.empty()) bad(s, "output.fields is empty");
+  if (c.checkpoint_every < 0) bad(s, "checkpoint.every must be >= 0");
+  if (c.checkpoint_keep < 1) bad(s, "checkpoint.keep must be >= 1");
+  for (int d = 0; d < 3; ++d)
+    if (c.output_io_grid[d] < 1 || c.checkpoint_io_grid[d] < 1) bad(s, "io_grid entries must be >= 1");
+}
+
+nlohmann::json physics_json(const LbConfig& c) {
+  nlohmann::json j;
+  j["velocity_set"] = c.velocity_set;
+  j["size"] = c.size;
+  j["periodic"] = c.periodic;
+  j["collision"] = c.collision;
+  j["tau"] = c.tau;
+  j["magic"] = c.magic;
+  j["force"] = c.force;
+  j["rho0"] = c.rho0;
+  j["moving_wall"] = c.moving_wall;
+  j["wall_velocity"] = c.wall_velocity;
+  return j;
+}
+
+nlohmann::json config_json(const LbConfig& c) {
+  nlohmann::json j = physics_json(c);
+  j["init"] = c.init;
+  j["obstacles"] = c.obstacles.size();
+  j["mask_file"] = c.mask_file;
+  j["steps"] = c.steps;
+  j["kernel"] = c.kernel;
+  j["layout"] = to_string(c.layout);
+  j["strategy"] = c.strategy;
+  j["overlap"] = c.overlap;
+  j["halo"] = c.halo;
+  j["monitor_every"] = c.monitor_every;
+  j["monitor_mode"] = c.monitor_mode;
+  j["mach_limit"] = c.mach_limit;
+  j["output"] = {{"every", c.output_every}, {"dir", c.output_dir}, {"format", c.output_format},
+                 {"fields", c.output_fields}, {"io_grid", c.output_io_grid}, {"async", c.output_async}};
+  j["checkpoint"] = {{"every", c.checkpoint_every}, {"dir", c.checkpoint_dir}, {"keep", c.checkpoint_keep},
+                     {"io_grid", c.checkpoint_io_grid}};
+  return j;
 }
 
 std::string lb_config_reference() {

@@ -69,14 +69,20 @@ benchmark = "monitor"
 ranks = 2
 sizes = [12]
 args = ["--steps", "4", "-r", "2", "-x", "1"]
+
+[[points]]
+benchmark = "io"
+ranks = 2
+sizes = [8, 16]
+args = ["--io-grid", "1x1x1,2x1x1", "-i", "3", "--dir", "bench-io-smoke"]
 TOML
 lab=("$python" -m haloex_lab)
 "${lab[@]}" run "$dir/smoke.toml" --dry-run | tee "$dir/dry.txt"
-grep -q "13 to run" "$dir/dry.txt"
+grep -q "15 to run" "$dir/dry.txt"
 test ! -e "$dir/results/results.jsonl"
 "${lab[@]}" run "$dir/smoke.toml"
 "${lab[@]}" run "$dir/smoke.toml" | tee "$dir/again.txt"
-grep -q "13 already in .*, 0 to run" "$dir/again.txt"
+grep -q "15 already in .*, 0 to run" "$dir/again.txt"
 "${lab[@]}" report "$dir/results" | tee "$dir/report.txt"
 grep -Eq "^\| 6x6x6 \(cubic, 2 ranks\) \| (staged|direct|staged-types) \|" "$dir/report.txt"
 grep -Eq "^\| 6x12x12 \(global 12x12x12, 2 ranks\) \|" "$dir/report.txt"
@@ -84,8 +90,18 @@ grep -q "^### message size, 16x12 on 2 ranks" "$dir/results/report.md"
 grep -Eq "^\| allreduce \| 2 \| 2 \| 8 \| 50 \| " "$dir/results/report.md"
 grep -q "^## Overlap availability" "$dir/results/report.md"
 grep -q "^## LB monitoring reductions" "$dir/results/report.md"
+grep -Eq "^\| 2 \| binary \| 2x1x1 \| 5 \| [0-9.]+ \| [0-9.]+ \|" "$dir/results/report.md"
+# io records: bytes are the lattice's, every bandwidth sample is bytes / time.
+"$python" - "$dir/results/results.jsonl" <<'PY'
+import json, sys
+io = [r for r in map(json.loads, open(sys.argv[1])) if r["benchmark"] == "io"]
+assert len(io) == 4, len(io)
+for r in io:
+    assert r["bytes"] == r["size"] ** 3 * 5 * 8, r["bytes"]
+    assert len(r["time_s"]) == 3 and all(abs(b - r["bytes"] / t) <= 1e-9 * b for b, t in zip(r["bandwidth_Bps"], r["time_s"]))
+PY
 for f in report.md figures/pingpong.png figures/comm_work_ratio.png figures/lb_saturation.png figures/stencil_nz_0.png \
-         figures/coll_delay_allreduce_8_np2.png figures/overlap_beta.png figures/monitor.png; do
+         figures/coll_delay_allreduce_8_np2.png figures/overlap_beta.png figures/monitor.png figures/io_bandwidth.png; do
   test -s "$dir/results/$f" || { echo "missing $f" >&2; exit 1; }
 done
 echo "lab smoke OK"

@@ -109,4 +109,11 @@ double sum_over(MPI_Comm comm, double x);
 /// The mean of x over the ranks of comm (collective).
 double mean_over(MPI_Comm comm, double x);
 
+/// Make every rank of comm agree on a local failure (collective): when any
+/// rank's `error` is not empty, every rank throws InputError with the
+/// lowest such rank's message. For errors found by some ranks only (a file
+/// one rank could not read), so that no rank is left waiting in a later
+/// collective.
+void throw_if_any(MPI_Comm comm, const std::string& error);
+
 }  // namespace haloex

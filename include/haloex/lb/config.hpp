@@ -2,6 +2,7 @@
 // The input of an LB run: every key of the TOML case file, with its default,
 // checked on reading so that a bad case fails before any work.
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -56,9 +57,23 @@ struct LbConfig {
   double mach_limit = 0.3;        // max |u| / c_s
   // [output]
   std::string summary;            // JSON summary path, or empty
+  long output_every = 0;          // steps between field outputs; 0: none
+  std::string output_dir = "output";
+  std::string output_format = "binary";  // binary, ascii or hdf5
+  std::vector<std::string> output_fields{"density", "velocity", "mask"};
+  std::array<int, 3> output_io_grid{1, 1, 1};
+  bool output_async = true;       // write_begin after the step, write_end before the next output
+  // [checkpoint]
+  long checkpoint_every = 0;      // steps between checkpoints; 0: none
+  std::string checkpoint_dir = "checkpoints";
+  int checkpoint_keep = 2;        // the newest K complete checkpoints are kept
+  std::array<int, 3> checkpoint_io_grid{1, 1, 1};
 
   /// Where the case came from, for messages.
   std::string source = "<defaults>";
+  /// The input as given: the case file's text and the --set overrides (kept
+  /// in checkpoints).
+  std::string text;
 
   /// Number of dimensions of the velocity set.
   int ndim() const;
@@ -77,6 +92,13 @@ LbConfig parse_lb_config(const std::string& text, const std::string& source,
 
 /// Check ranges and combinations; throws InputError.
 void validate(const LbConfig& c);
+
+/// Every setting as JSON (for summaries and checkpoints).
+nlohmann::json config_json(const LbConfig& c);
+/// The settings that determine the evolution of the populations (lattice,
+/// physics, boundaries, geometry), which a restart must share with the run
+/// that wrote the checkpoint.
+nlohmann::json physics_json(const LbConfig& c);
 
 /// The documented keys, one line each, for `haloex lb --help-keys`.
 std::string lb_config_reference();

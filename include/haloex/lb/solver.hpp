@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -59,6 +60,14 @@ class Solver {
   /// slowest, then y, z; q values per site; 0 at solid sites). Collective:
   /// may need a halo exchange.
   std::vector<double> local_populations();
+  /// Continue from populations f_i(x, t) laid out as local_populations()
+  /// returns them (a checkpoint): the run goes on from step `step` exactly as
+  /// the run that produced them would have, whatever its decomposition,
+  /// kernel or strategy. Values at solid sites are ignored. Collective.
+  void set_populations(const std::vector<double>& local, long step);
+  /// 1 at this rank's solid (and moving-wall) sites, 0 at fluid sites, in
+  /// the order of local_populations().
+  std::vector<uint8_t> local_solid_mask() const;
   /// The whole lattice's populations on `root` (empty elsewhere), ordered as
   /// local_populations() but by global site. Collective.
   std::vector<double> global_populations(int root = 0);

@@ -1,0 +1,51 @@
+#pragma once
+// `haloex bench io`: output bandwidth of the io layer against system size,
+// I/O grid and (across runs) ranks: the ARCHER2 paper's Table 1 on this
+// machine. Each episode writes one quantity of ncomp doubles per site for
+// an L^3 lattice, synchronised to storage and renamed, as every output is.
+#include <mpi.h>
+
+#include <array>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "haloex/bench/stats.hpp"
+#include "haloex/io/metadata.hpp"
+
+namespace haloex {
+
+struct IoBenchOptions {
+  std::vector<long> sizes{32, 64, 128};          // L of L^3 lattices
+  int ncomp = 5;                                  // the paper's order parameter: 5 doubles per site
+  IoFormat format = IoFormat::binary;
+  std::vector<std::array<int, 3>> grids{{1, 1, 1}};
+  int episodes = 10;
+  int warmup = 1;
+  std::string dir = "haloex-bench-io";            // written to and emptied again
+  bool progress = true;
+};
+
+/// One (size, I/O grid): bytes per episode and the time of each episode.
+struct IoBenchResult {
+  long size = 0;
+  std::array<int, 3> grid{1, 1, 1};
+  std::array<int, 3> procs{1, 1, 1};
+  long bytes = 0;
+  std::vector<double> time_s;
+  std::vector<double> bandwidth_Bps;
+  Summary bandwidth;
+};
+
+/// Run the benchmark (collective); grids are interleaved episode by
+/// episode. Throws InputError for a grid that does not divide the process
+/// grid.
+std::vector<IoBenchResult> run_io_bench(MPI_Comm comm, const IoBenchOptions& opt, std::ostream& log);
+
+std::string format_io_table(const IoBenchOptions& opt, int ranks, const std::vector<IoBenchResult>& results);
+
+std::vector<nlohmann::json> io_records(MPI_Comm comm, const IoBenchOptions& opt,
+                                       const std::vector<IoBenchResult>& results);
+
+}  // namespace haloex

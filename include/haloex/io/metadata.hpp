@@ -1,0 +1,99 @@
+#pragma once
+// What an output file holds, written as JSON beside it: enough for any
+// reader (haloex on another number of ranks, numpy, ParaView through XDMF)
+// to find every value without knowing how the writing run was decomposed.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "haloex/field/field.hpp"
+
+namespace haloex {
+
+/// Element types on file.
+enum class IoType { f64, f32, u8 };
+/// File formats: raw native binary and fixed-width ASCII through MPI-IO, or
+/// parallel HDF5.
+enum class IoFormat { binary, ascii, hdf5 };
+
+std::string to_string(IoType t);
+std::string to_string(IoFormat f);
+/// "float64"/"double", "float32"/"float", "uint8"; throws InputError otherwise.
+IoType parse_io_type(const std::string& s);
+/// "binary", "ascii" or "hdf5"; throws InputError otherwise.
+IoFormat parse_io_format(const std::string& s);
+/// Bytes of one element in memory and in a binary file.
+size_t io_type_size(IoType t);
+/// The file element type of a field element type.
+IoType io_type_of(ElementType t);
+
+/// Characters one ASCII value takes, its separator included: wide enough for
+/// every value of the type, with the digits that read back to the same bits.
+size_t ascii_width(IoType t);
+
+/// What one lattice site holds: ncomp values of one type, with names.
+struct IoElement {
+  IoType type = IoType::f64;
+  int ncomp = 1;
+  std::vector<std::string> components;  // empty: "0", "1", ...
+  std::string name;                     // the quantity, e.g. "velocity" (empty: the file stem)
+
+  /// Bytes one site takes on file in `format` (hdf5 as binary).
+  size_t record_bytes(IoFormat format) const;
+};
+
+/// One file of an output: the block of the lattice it holds.
+struct FileEntry {
+  std::string path;                    // relative to the metadata file
+  std::array<long, 3> extent{1, 1, 1};
+  std::array<long, 3> offset{0, 0, 0};
+  long bytes = 0;
+  uint64_t checksum = 0;
+};
+
+/// The metadata of one output: one quantity at one step.
+struct IoMetadata {
+  std::string name;                    // e.g. "velocity" or "checkpoint"
+  long step = 0;
+  IoFormat format = IoFormat::binary;
+  IoElement element;
+  std::string endianness = "little";
+  int ndim = 3;
+  std::array<long, 3> size{1, 1, 1};
+  std::array<bool, 3> periodic{true, true, true};
+  std::array<int, 3> io_grid{1, 1, 1};
+  std::array<int, 3> process_grid{1, 1, 1};  // of the writing run (for the record only)
+  std::string dataset;                 // hdf5: the dataset's path inside each file
+  std::vector<FileEntry> files;
+  std::string version;                 // haloex version that wrote it
+  nlohmann::json extra = nlohmann::json::object();  // what the writer adds (LB: the model and input)
+
+  nlohmann::json to_json() const;
+  /// Parse and check a metadata document; `source` names it in messages.
+  static IoMetadata from_json(const nlohmann::json& j, const std::string& source);
+};
+
+/// Read and check a metadata file. Throws InputError naming the file and the
+/// missing or wrong entry.
+IoMetadata read_metadata(const std::string& path);
+
+/// The directory of a metadata file, to resolve the relative file paths.
+std::string metadata_dir(const std::string& metadata_path);
+
+/// The endianness of this machine, as the metadata names it.
+std::string native_endianness();
+
+/// Checksum of `n` values starting at global element index `first_index`
+/// (site index * ncomp + component): the sum modulo 2^64 of a hash of each
+/// element's index and bits. A sum, so that ranks holding any pieces of a
+/// file add up their parts, and it does not depend on the decomposition.
+uint64_t element_checksum(uint64_t index, const std::byte* value, size_t bytes);
+
+/// "0x" and 16 hex digits, and back (throws InputError on bad text).
+std::string checksum_text(uint64_t c);
+uint64_t parse_checksum(const std::string& s, const std::string& where);
+
+}  // namespace haloex

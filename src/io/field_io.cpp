@@ -1,0 +1,209 @@
+#include "haloex/io/field_io.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "haloex/build_info.hpp"
+#include "haloex/core/mpi.hpp"
+#include "haloex/io/durable.hpp"
+#include "io_impl.hpp"
+
+namespace haloex {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::unique_ptr<IoImpl> make_impl(IoFormat f) { return f == IoFormat::hdf5 ? make_hdf5_impl() : make_mpiio_impl(f); }
+
+const char* extension(IoFormat f) { return f == IoFormat::binary ? ".bin" : f == IoFormat::ascii ? ".txt" : ".h5"; }
+
+// The metadata a reader of this quantity on this lattice expects.
+IoMetadata layout_of(const Decomposition& dec, const IoElement& e) {
+  IoMetadata m;
+  m.element = e;
+  m.ndim = dec.ndim();
+  for (int d = 0; d < 3; ++d) {
+    m.size[d] = dec.global_size(d);
+    m.periodic[d] = d < dec.ndim() ? dec.periodic(d) : false;
+    m.process_grid[d] = dec.procs(d);
+  }
+  return m;
+}
+
+Box local_box(const Decomposition& dec) {
+  Box b;
+  for (int d = 0; d < 3; ++d) b.lo[d] = dec.offset(d), b.hi[d] = dec.offset(d) + dec.local_size(d);
+  return b;
+}
+
+}  // namespace
+
+std::string data_file_name(const std::string& stem, int f, int n, IoFormat format) {
+  std::string name = fs::path(stem).filename().string();
+  if (n > 1) name.append(".").append(std::to_string(f));
+  return name + extension(format);
+}
+
+FieldIo::FieldIo(const Decomposition& dec, IoElement element, IoOptions options)
+    : dec_(dec), options_(options), grid_(dec, options.grid), agg_(dec, std::move(element)), impl_(make_impl(options.format)) {
+  if (agg_.element().ncomp < 1) throw InputError("an output needs at least one component per site");
+}
+
+FieldIo::~FieldIo() = default;
+
+Aggregator& FieldIo::aggregator() {
+  if (pending_) throw Error("the aggregator of a pending write was asked for; call write_end first");
+  return agg_;
+}
+
+void FieldIo::write_begin(const std::string& stem, long step, const FieldView& field, const nlohmann::json& extra) {
+  aggregator().pack(field);
+  write_begin(stem, step, extra);
+}
+
+void FieldIo::write_begin(const std::string& stem, long step, const nlohmann::json& extra) {
+  if (pending_) throw Error("write_begin called while a write is pending; call write_end first");
+  t_begin_ = MPI_Wtime();
+  std::string err;
+  const fs::path dir = fs::path(stem).parent_path();
+  if (dec_.rank() == 0 && !dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) err = "cannot create directory " + dir.string() + ": " + ec.message();
+  }
+  throw_if_any(dec_.comm(), err);
+  stem_ = stem;
+  step_ = step;
+  extra_ = extra;
+  checksum_ = block_checksum(agg_.data(), local_box(dec_), layout_of(dec_, agg_.element()));
+  const std::string name = data_file_name(stem, grid_.file_index(), grid_.files(), options_.format);
+  const std::string path = (dir / name).string();
+  pending_ = true;
+  begin_error_ = impl_->write_begin(part_name(path), dec_, grid_, agg_);
+  begin_s_ = MPI_Wtime() - t_begin_;
+}
+
+IoEvent FieldIo::write_end() {
+  if (!pending_) throw Error("write_end called with no write pending");
+  pending_ = false;
+  const double t0 = MPI_Wtime();
+  const fs::path dir = fs::path(stem_).parent_path();
+  const std::string path = (dir / data_file_name(stem_, grid_.file_index(), grid_.files(), options_.format)).string();
+  const std::string tmp = part_name(path);
+  std::string err = impl_->write_end();
+  if (err.empty()) err = begin_error_;
+  const bool writer = grid_.comm_rank() == 0;  // renames its block's file
+  try {
+    throw_if_any(dec_.comm(), err);
+    kill_point("data-written", step_);
+    // Every rank flushes what it wrote (on a parallel file system, its own
+    // node's dirty pages), then the writer renames.
+    err = fsync_path(tmp);
+    throw_if_any(dec_.comm(), err);
+    if (writer) err = durable_rename(tmp, path);
+    throw_if_any(dec_.comm(), err);
+  } catch (...) {
+    if (writer) std::remove(tmp.c_str());
+    throw;
+  }
+  kill_point("data-renamed", step_);
+
+  // Per file: bytes from its writer, checksum summed over its ranks.
+  const int nf = grid_.files();
+  std::vector<uint64_t> sums(static_cast<size_t>(nf), 0), all_sums(static_cast<size_t>(nf), 0);
+  std::vector<long> sizes(static_cast<size_t>(nf), 0), all_sizes(static_cast<size_t>(nf), 0);
+  sums[static_cast<size_t>(grid_.file_index())] = checksum_;
+  if (writer) {
+    std::error_code ec;
+    sizes[static_cast<size_t>(grid_.file_index())] = static_cast<long>(fs::file_size(path, ec));
+  }
+  MPI_Comm comm = dec_.comm();
+  mpi_check(MPI_Reduce(sums.data(), all_sums.data(), nf, MPI_UINT64_T, MPI_SUM, 0, comm), "MPI_Reduce");
+  mpi_check(MPI_Reduce(sizes.data(), all_sizes.data(), nf, MPI_LONG, MPI_SUM, 0, comm), "MPI_Reduce");
+  const std::string meta_path = stem_ + ".json";
+  err.clear();
+  IoEvent ev;
+  ev.metadata_path = meta_path;
+  ev.files = nf;
+  if (dec_.rank() == 0) {
+    IoMetadata m = layout_of(dec_, agg_.element());
+    m.name = agg_.element().name.empty() ? fs::path(stem_).filename().string() : agg_.element().name;
+    m.step = step_;
+    m.format = options_.format;
+    m.endianness = native_endianness();
+    m.io_grid = grid_.grid();
+    if (m.format == IoFormat::hdf5) m.dataset = "/data";
+    for (int f = 0; f < nf; ++f) {
+      const Box b = grid_.file_box(f);
+      FileEntry e;
+      e.path = data_file_name(stem_, f, nf, options_.format);
+      for (int d = 0; d < 3; ++d) e.extent[d] = b.extent(d), e.offset[d] = b.lo[d];
+      e.bytes = all_sizes[static_cast<size_t>(f)];
+      e.checksum = all_sums[static_cast<size_t>(f)];
+      ev.bytes += e.bytes;
+      m.files.push_back(e);
+    }
+    m.extra = extra_;
+    try {
+      write_durable_text(meta_path, m.to_json().dump(1) + "\n");
+    } catch (const InputError& e) {
+      err = e.what();
+    }
+  }
+  throw_if_any(comm, err);
+  mpi_check(MPI_Bcast(&ev.bytes, 1, MPI_LONG, 0, comm), "MPI_Bcast");
+  ev.begin_s = max_over(comm, begin_s_);
+  ev.end_s = max_over(comm, MPI_Wtime() - t0);
+  ev.elapsed_s = max_over(comm, MPI_Wtime() - t_begin_);
+  return ev;
+}
+
+IoEvent FieldIo::write(const std::string& stem, long step, const nlohmann::json& extra) {
+  write_begin(stem, step, extra);
+  return write_end();
+}
+
+IoMetadata FieldIo::read(const std::string& metadata_path) {
+  if (pending_) throw Error("read called while a write is pending; call write_end first");
+  MPI_Comm comm = dec_.comm();
+  IoMetadata m;
+  std::string err;
+  try {
+    m = read_metadata(metadata_path);
+  } catch (const InputError& e) {
+    err = e.what();
+  }
+  throw_if_any(comm, err);
+  const IoMetadata want = layout_of(dec_, agg_.element());
+  auto mismatch = [&](const std::string& what, const std::string& have, const std::string& expect) {
+    throw InputError(metadata_path + ": " + what + " mismatch: the file has " + have + ", this run needs " + expect);
+  };
+  if (m.element.type != want.element.type) mismatch("element type", to_string(m.element.type), to_string(want.element.type));
+  if (m.element.ncomp != want.element.ncomp)
+    mismatch("components per site", std::to_string(m.element.ncomp), std::to_string(want.element.ncomp));
+  if (m.size != want.size) mismatch("lattice size", extents_text(m.size, 3), extents_text(want.size, 3));
+  if (m.endianness != native_endianness())
+    mismatch("endianness", m.endianness, native_endianness() + " (byte swapping is not supported)");
+  const std::unique_ptr<IoImpl> impl = make_impl(m.format);
+  const std::string dir = metadata_dir(metadata_path);
+  std::vector<uint64_t> sums(m.files.size(), 0), all(m.files.size(), 0);
+  for (size_t f = 0; f < m.files.size() && err.empty(); ++f)
+    err = impl->read((fs::path(dir) / m.files[f].path).string(), m.files[f], m, dec_, agg_, &sums[f]);
+  throw_if_any(comm, err);
+  mpi_check(MPI_Allreduce(sums.data(), all.data(), static_cast<int>(sums.size()), MPI_UINT64_T, MPI_SUM, comm),
+            "MPI_Allreduce");
+  for (size_t f = 0; f < m.files.size(); ++f)
+    if (all[f] != m.files[f].checksum)
+      throw InputError(m.files[f].path + " is corrupted: its checksum is " + checksum_text(all[f]) +
+                       ", the metadata " + metadata_path + " says " + checksum_text(m.files[f].checksum));
+  return m;
+}
+
+IoMetadata FieldIo::read(const std::string& metadata_path, const FieldView& field) {
+  IoMetadata m = read(metadata_path);
+  agg_.unpack(field);
+  return m;
+}
+
+}  // namespace haloex

@@ -1,0 +1,51 @@
+#pragma once
+// The interface every file format implements (inside the library only): write
+// a rank's aggregated block into its I/O-grid file, and read any block back.
+// Errors come back as text so that the driver can make every rank agree
+// before anyone throws.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "haloex/grid/decomposition.hpp"
+#include "haloex/io/aggregator.hpp"
+#include "haloex/io/io_grid.hpp"
+#include "haloex/io/metadata.hpp"
+
+namespace haloex {
+
+class IoImpl {
+ public:
+  virtual ~IoImpl() = default;
+  /// Start writing this rank's block of `agg` into `path` (the temporary
+  /// name of its I/O-grid file). Collective over grid.comm().
+  virtual std::string write_begin(const std::string& path, const Decomposition& dec, const IoGrid& grid,
+                                  const Aggregator& agg) = 0;
+  /// Complete the write, flush it to storage and close the file. Collective
+  /// over grid.comm().
+  virtual std::string write_end() = 0;
+  /// Read the part of file `f` (at `path`) that overlaps this rank's
+  /// subdomain into `agg`; adds the checksum of what was read to *checksum.
+  /// Not collective.
+  virtual std::string read(const std::string& path, const FileEntry& f, const IoMetadata& m,
+                           const Decomposition& dec, Aggregator& agg, uint64_t* checksum) = 0;
+};
+
+/// MPI-IO, native binary or fixed-width ASCII.
+std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format);
+/// Parallel HDF5 (throws InputError when not built in).
+std::unique_ptr<IoImpl> make_hdf5_impl();
+
+/// The intersection of a file's block with this rank's subdomain, in global
+/// coordinates (empty when they do not overlap).
+Box overlap_with(const FileEntry& f, const Decomposition& dec);
+
+/// The checksum of a block of values at `box` (global coordinates); `values`
+/// hold the box's sites in C order.
+uint64_t block_checksum(const std::byte* values, const Box& box, const IoMetadata& m);
+
+/// Copy a block of values (C order, `box` in global coordinates, inside this
+/// rank's subdomain) into the aggregator.
+void place_block(const std::byte* values, const Box& box, const Decomposition& dec, Aggregator& agg);
+
+}  // namespace haloex

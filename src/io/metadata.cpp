@@ -1,0 +1,206 @@
+#include "haloex/io/metadata.hpp"
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "haloex/build_info.hpp"
+#include "haloex/core/error.hpp"
+
+namespace haloex {
+
+std::string to_string(IoType t) { return t == IoType::f64 ? "float64" : t == IoType::f32 ? "float32" : "uint8"; }
+
+std::string to_string(IoFormat f) { return f == IoFormat::binary ? "binary" : f == IoFormat::ascii ? "ascii" : "hdf5"; }
+
+IoType parse_io_type(const std::string& s) {
+  if (s == "float64" || s == "double") return IoType::f64;
+  if (s == "float32" || s == "float") return IoType::f32;
+  if (s == "uint8") return IoType::u8;
+  throw InputError("unknown element type '" + s + "' (valid: float64, float32, uint8)");
+}
+
+IoFormat parse_io_format(const std::string& s) {
+  if (s == "binary") return IoFormat::binary;
+  if (s == "ascii") return IoFormat::ascii;
+  if (s == "hdf5") return IoFormat::hdf5;
+  throw InputError("unknown output format '" + s + "' (valid: binary, ascii, hdf5)");
+}
+
+size_t io_type_size(IoType t) { return t == IoType::f64 ? 8 : t == IoType::f32 ? 4 : 1; }
+
+IoType io_type_of(ElementType t) { return t == ElementType::f64 ? IoType::f64 : IoType::f32; }
+
+// "%24.16e" holds any double with 17 significant digits (which read back to
+// the same bits), "%15.8e" any float with 9; one separator follows.
+size_t ascii_width(IoType t) { return t == IoType::f64 ? 25 : t == IoType::f32 ? 16 : 4; }
+
+size_t IoElement::record_bytes(IoFormat format) const {
+  return static_cast<size_t>(ncomp) * (format == IoFormat::ascii ? ascii_width(type) : io_type_size(type));
+}
+
+std::string native_endianness() { return std::endian::native == std::endian::little ? "little" : "big"; }
+
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+[[noreturn]] void bad(const std::string& source, const std::string& what) {
+  throw InputError(source + ": " + what);
+}
+
+// j[key] with a message naming the key when it is missing or of the wrong type.
+template <class T>
+T get(const nlohmann::json& j, const char* key, const std::string& source) {
+  if (!j.contains(key)) bad(source, std::string("no \"") + key + "\" entry (not a haloex output metadata file?)");
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    bad(source, std::string("\"") + key + "\" has the wrong type");
+  }
+}
+
+template <class T>
+std::array<T, 3> triple(const nlohmann::json& j, const char* key, const std::string& source) {
+  const auto v = get<std::vector<T>>(j, key, source);
+  if (v.size() != 3) bad(source, std::string("\"") + key + "\" must have 3 entries");
+  return {v[0], v[1], v[2]};
+}
+
+}  // namespace
+
+uint64_t element_checksum(uint64_t index, const std::byte* value, size_t bytes) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, value, bytes);
+  return splitmix64(index ^ splitmix64(bits));
+}
+
+std::string checksum_text(uint64_t c) {
+  char s[24];
+  std::snprintf(s, sizeof s, "0x%016llx", static_cast<unsigned long long>(c));
+  return s;
+}
+
+uint64_t parse_checksum(const std::string& s, const std::string& where) {
+  if (s.size() != 18 || s.compare(0, 2, "0x") != 0 || s.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
+    bad(where, "checksum \"" + s + "\" is not 0x and 16 hex digits");
+  return std::stoull(s.substr(2), nullptr, 16);
+}
+
+nlohmann::json IoMetadata::to_json() const {
+  nlohmann::json j;
+  j["haloex_io"] = 1;
+  j["name"] = name;
+  j["step"] = step;
+  j["format"] = to_string(format);
+  j["type"] = to_string(element.type);
+  j["ncomp"] = element.ncomp;
+  j["components"] = element.components;
+  j["record_bytes"] = element.record_bytes(format);
+  j["endianness"] = endianness;
+  j["order"] = "C: x slowest, then y, z; the components of a site together";
+  j["ndim"] = ndim;
+  j["size"] = size;
+  j["periodic"] = periodic;
+  j["io_grid"] = io_grid;
+  j["process_grid"] = process_grid;
+  if (format == IoFormat::hdf5) j["dataset"] = dataset;
+  nlohmann::json fs = nlohmann::json::array();
+  for (const FileEntry& f : files)
+    fs.push_back({{"path", f.path}, {"extent", f.extent}, {"offset", f.offset}, {"bytes", f.bytes},
+                  {"checksum", checksum_text(f.checksum)}});
+  j["files"] = fs;
+  j["version"] = version.empty() ? std::string(build::version) : version;
+  j["extra"] = extra;
+  return j;
+}
+
+IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) bad(source, "not a JSON object");
+  if (get<int>(j, "haloex_io", source) != 1) bad(source, "\"haloex_io\" must be 1 (written by a newer haloex?)");
+  IoMetadata m;
+  m.name = get<std::string>(j, "name", source);
+  m.element.name = m.name;
+  m.step = get<long>(j, "step", source);
+  try {
+    m.format = parse_io_format(get<std::string>(j, "format", source));
+    m.element.type = parse_io_type(get<std::string>(j, "type", source));
+  } catch (const InputError& e) {
+    bad(source, e.what());
+  }
+  m.element.ncomp = get<int>(j, "ncomp", source);
+  if (m.element.ncomp < 1) bad(source, "\"ncomp\" must be >= 1");
+  m.element.components = get<std::vector<std::string>>(j, "components", source);
+  if (get<long>(j, "record_bytes", source) != static_cast<long>(m.element.record_bytes(m.format)))
+    bad(source, "\"record_bytes\" does not match the type, ncomp and format");
+  m.endianness = get<std::string>(j, "endianness", source);
+  if (m.endianness != "little" && m.endianness != "big") bad(source, "\"endianness\" must be \"little\" or \"big\"");
+  m.ndim = get<int>(j, "ndim", source);
+  if (m.ndim != 2 && m.ndim != 3) bad(source, "\"ndim\" must be 2 or 3");
+  m.size = triple<long>(j, "size", source);
+  m.periodic = triple<bool>(j, "periodic", source);
+  m.io_grid = triple<int>(j, "io_grid", source);
+  m.process_grid = triple<int>(j, "process_grid", source);
+  for (int d = 0; d < 3; ++d) {
+    if (m.size[d] < 1) bad(source, "\"size\" entries must be >= 1");
+    if (m.io_grid[d] < 1 || m.io_grid[d] > m.size[d]) bad(source, "\"io_grid\" entries must lie in [1, size]");
+  }
+  if (m.format == IoFormat::hdf5) m.dataset = get<std::string>(j, "dataset", source);
+  if (!j.contains("files") || !j["files"].is_array()) bad(source, "no \"files\" list");
+  long volume = 0;
+  for (size_t i = 0; i < j["files"].size(); ++i) {
+    const auto& e = j["files"][i];
+    const std::string where = source + ": files[" + std::to_string(i) + "]";
+    FileEntry f;
+    f.path = get<std::string>(e, "path", where);
+    if (f.path.empty() || f.path.find('/') != std::string::npos) bad(where, "\"path\" must be a file name beside the metadata");
+    f.extent = triple<long>(e, "extent", where);
+    f.offset = triple<long>(e, "offset", where);
+    f.bytes = get<long>(e, "bytes", where);
+    f.checksum = parse_checksum(get<std::string>(e, "checksum", where), where);
+    long v = 1;
+    for (int d = 0; d < 3; ++d) {
+      if (f.extent[d] < 1 || f.offset[d] < 0 || f.offset[d] + f.extent[d] > m.size[d])
+        bad(where, "the block lies outside the lattice");
+      v *= f.extent[d];
+    }
+    if (m.format != IoFormat::hdf5 && f.bytes != v * static_cast<long>(m.element.record_bytes(m.format)))
+      bad(where, "\"bytes\" does not match the block's extent");
+    volume += v;
+    m.files.push_back(f);
+  }
+  if (m.files.size() != static_cast<size_t>(m.io_grid[0] * m.io_grid[1] * m.io_grid[2]))
+    bad(source, "the number of files does not match the io_grid");
+  if (volume != m.size[0] * m.size[1] * m.size[2]) bad(source, "the files do not cover the lattice exactly once");
+  m.version = get<std::string>(j, "version", source);
+  if (j.contains("extra")) m.extra = j["extra"];
+  return m;
+}
+
+IoMetadata read_metadata(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot open metadata file '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    bad(path, std::string("not valid JSON (truncated or corrupted?): ") + e.what());
+  }
+  return IoMetadata::from_json(j, path);
+}
+
+std::string metadata_dir(const std::string& metadata_path) {
+  const auto dir = std::filesystem::path(metadata_path).parent_path();
+  return dir.empty() ? "." : dir.string();
+}
+
+}  // namespace haloex
