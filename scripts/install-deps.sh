@@ -16,10 +16,11 @@ declare -A why=(
   [libtomlplusplus-dev]="TOML case files of the LB solver (toml++)"
   [libgtest-dev]="C++ unit tests"
   [libhdf5-openmpi-dev]="parallel HDF5 output that ParaView opens (optional for the library, used by the tests)"
+  [procps]="pkill, with which the crash-safety test kills running jobs"
   [python3]="haloex-lab (campaigns, reports) and checks of the JSON records in the tests"
   [python3-venv]="the virtual environment haloex-lab's PyPI packages go into (.venv)"
 )
-packages=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev python3 python3-venv)
+packages=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv)
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   missing=()
