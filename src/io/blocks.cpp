@@ -19,13 +19,18 @@ Box overlap_with(const FileEntry& f, const Decomposition& dec) {
 uint64_t block_checksum(const std::byte* values, const Box& box, const IoMetadata& m) {
   const size_t es = io_type_size(m.element.type);
   const auto nc = static_cast<uint64_t>(m.element.ncomp);
+  const size_t plane = static_cast<size_t>(box.extent(1) * box.extent(2)) * nc * es;
   uint64_t sum = 0;
-  for (long i = box.lo[0]; i < box.hi[0]; ++i)
+  // A sum modulo 2^64: any split over threads gives the same bits.
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+  for (long i = box.lo[0]; i < box.hi[0]; ++i) {
+    const std::byte* v = values + static_cast<size_t>(i - box.lo[0]) * plane;
     for (long j = box.lo[1]; j < box.hi[1]; ++j)
       for (long k = box.lo[2]; k < box.hi[2]; ++k) {
         const auto site = static_cast<uint64_t>((i * m.size[1] + j) * m.size[2] + k);
-        for (uint64_t c = 0; c < nc; ++c, values += es) sum += element_checksum(site * nc + c, values, es);
+        for (uint64_t c = 0; c < nc; ++c, v += es) sum += element_checksum(site * nc + c, v, es);
       }
+  }
   return sum;
 }
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# coll_bench.sh "MPIEXEC -n" "FLAGS" HALOEX DIR: tiny `bench clock`, `bench
+# coll_bench.sh "MPIEXEC -n" HALOEX DIR [FLAGS...]: tiny `bench clock`, `bench
 # coll` (3 ranks, delays, window sync), `bench overlap` and `bench monitor`
 # runs; every record carries its metadata, and every derived number is
 # recomputed here from the record's own raw times.
 set -eu
-(($# == 4)) || { echo "usage: coll_bench.sh 'MPIEXEC -n' FLAGS HALOEX DIR" >&2; exit 2; }
-mpiexec=$1 flags=$2 haloex=$3 dir=$4
+# (FLAGS last: with MPICH there are none, and ctest drops an empty argument.)
+(($# >= 3)) || { echo "usage: coll_bench.sh 'MPIEXEC -n' HALOEX DIR [FLAGS...]" >&2; exit 2; }
+mpiexec=$1 haloex=$2 dir=$3
+shift 3
+flags="$*"
 rm -rf "$dir" && mkdir -p "$dir"
 $mpiexec 3 $flags "$haloex" bench clock -n 20 --drift-after 0.2 -o "$dir/clock.jsonl" | tee "$dir/clock.txt"
 grep -Eq "^ +2 +[-+][0-9.]+ .* [-+][0-9.]+ \+- [0-9.]+$" "$dir/clock.txt"
