@@ -145,16 +145,16 @@ def show(path, out, which: str | None = None, axis: str = "z", index: int | None
 
     meta = load_metadata(path)
     data = read_field(path)
-    values, label = component(meta, data, which)
     ax = "xyz".find(axis)
     if ax < 0 or len(axis) != 1:
         raise FieldError(f"--axis must be x, y or z, not {axis!r}")
-    n = values.shape[ax]
+    n = data.shape[ax]
     if index is None:
         index = n // 2
     if not 0 <= index < n:
         raise FieldError(f"--index {index} is outside 0..{n - 1} along {axis}")
-    plane = np.take(values, index, axis=ax)
+    # The slice first (a memory map reads only it), then the component.
+    plane, label = component(meta, np.take(data, index, axis=ax), which)
     rest = [a for a in "xyz" if a != axis]
     fig, axes = plt.subplots(figsize=(6, 5))
     im = axes.imshow(plane.T, origin="lower", cmap="viridis", aspect="equal")

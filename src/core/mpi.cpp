@@ -6,12 +6,15 @@
 
 namespace haloex {
 
-void mpi_check(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
+std::string mpi_error_string(int rc) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(rc, text, &len);
-  throw Error(std::string(what) + " failed: " + std::string(text, static_cast<size_t>(len)));
+  return std::string(text, static_cast<size_t>(len));
+}
+
+void mpi_check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw Error(std::string(what) + " failed: " + mpi_error_string(rc));
 }
 
 void Comm::reset() {

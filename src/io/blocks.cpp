@@ -6,11 +6,18 @@
 
 namespace haloex {
 
+Box subdomain_box(const Decomposition& dec) {
+  Box b;
+  for (int d = 0; d < 3; ++d) b.lo[d] = dec.offset(d), b.hi[d] = dec.offset(d) + dec.local_size(d);
+  return b;
+}
+
 Box overlap_with(const FileEntry& f, const Decomposition& dec) {
+  const Box mine = subdomain_box(dec);
   Box b;
   for (int d = 0; d < 3; ++d) {
-    b.lo[d] = std::max(f.offset[d], dec.offset(d));
-    b.hi[d] = std::min(f.offset[d] + f.extent[d], dec.offset(d) + dec.local_size(d));
+    b.lo[d] = std::max(f.offset[d], mine.lo[d]);
+    b.hi[d] = std::min(f.offset[d] + f.extent[d], mine.hi[d]);
     if (b.hi[d] <= b.lo[d]) return Box{{0, 0, 0}, {0, 0, 0}};
   }
   return b;

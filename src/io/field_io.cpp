@@ -31,12 +31,6 @@ IoMetadata layout_of(const Decomposition& dec, const IoElement& e) {
   return m;
 }
 
-Box local_box(const Decomposition& dec) {
-  Box b;
-  for (int d = 0; d < 3; ++d) b.lo[d] = dec.offset(d), b.hi[d] = dec.offset(d) + dec.local_size(d);
-  return b;
-}
-
 }  // namespace
 
 std::string data_file_name(const std::string& stem, int f, int n, IoFormat format) {
@@ -76,12 +70,11 @@ void FieldIo::write_begin(const std::string& stem, long step, const nlohmann::js
   stem_ = stem;
   step_ = step;
   extra_ = extra;
-  const std::string name = data_file_name(stem, grid_.file_index(), grid_.files(), options_.format);
-  const std::string path = (dir / name).string();
+  path_ = (dir / data_file_name(stem, grid_.file_index(), grid_.files(), options_.format)).string();
   pending_ = true;
-  begin_error_ = impl_->write_begin(part_name(path), dec_, grid_, agg_);
+  begin_error_ = impl_->write_begin(part_name(path_), dec_, grid_, agg_);
   // After the start: the checksum pass runs while the write is in flight.
-  checksum_ = block_checksum(agg_.data(), local_box(dec_), layout_of(dec_, agg_.element()));
+  checksum_ = block_checksum(agg_.data(), subdomain_box(dec_), layout_of(dec_, agg_.element()));
   begin_s_ = MPI_Wtime() - t_begin_;
 }
 
@@ -89,8 +82,7 @@ IoEvent FieldIo::write_end() {
   if (!pending_) throw Error("write_end called with no write pending");
   pending_ = false;
   const double t0 = MPI_Wtime();
-  const fs::path dir = fs::path(stem_).parent_path();
-  const std::string path = (dir / data_file_name(stem_, grid_.file_index(), grid_.files(), options_.format)).string();
+  const std::string& path = path_;
   const std::string tmp = part_name(path);
   std::string err = impl_->write_end();
   if (err.empty()) err = begin_error_;

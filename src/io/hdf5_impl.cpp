@@ -32,13 +32,29 @@ struct H5 {
   bool ok() const { return id >= 0; }
 };
 
+// HDF5 prints its error stack by default; inside haloex's calls the errors
+// come back as messages instead, and the caller's setting is put back after.
+class QuietErrors {
+ public:
+  QuietErrors() {
+    H5Eget_auto2(H5E_DEFAULT, &fn_, &data_);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  QuietErrors(const QuietErrors&) = delete;
+  QuietErrors& operator=(const QuietErrors&) = delete;
+  ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, fn_, data_); }
+
+ private:
+  H5E_auto2_t fn_ = nullptr;
+  void* data_ = nullptr;
+};
+
 class Hdf5Impl final : public IoImpl {
  public:
-  Hdf5Impl() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }  // errors come back as messages instead
-
   // Synchronous: HDF5 1.10 has no asynchronous write, so begin does it all.
   std::string write_begin(const std::string& path, const Decomposition& dec, const IoGrid& grid,
                           const Aggregator& agg) override {
+    const QuietErrors quiet;
     const IoElement& e = agg.element();
     H5 fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_fapl_mpio(fapl.id, grid.comm(), MPI_INFO_NULL);
@@ -71,6 +87,7 @@ class Hdf5Impl final : public IoImpl {
                    Aggregator& agg, uint64_t* checksum) override {
     const Box box = overlap_with(f, dec);
     if (box.empty()) return {};
+    const QuietErrors quiet;
     const IoElement& e = m.element;
     H5 fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_fapl_mpio(fapl.id, MPI_COMM_SELF, MPI_INFO_NULL);

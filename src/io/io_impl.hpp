@@ -36,6 +36,9 @@ std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format);
 /// Parallel HDF5 (throws InputError when not built in).
 std::unique_ptr<IoImpl> make_hdf5_impl();
 
+/// This rank's subdomain in global coordinates.
+Box subdomain_box(const Decomposition& dec);
+
 /// The intersection of a file's block with this rank's subdomain, in global
 /// coordinates (empty when they do not overlap).
 Box overlap_with(const FileEntry& f, const Decomposition& dec);

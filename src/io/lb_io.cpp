@@ -8,6 +8,7 @@
 #include "haloex/core/mpi.hpp"
 #include "haloex/io/durable.hpp"
 #include "haloex/io/xdmf.hpp"
+#include "io_impl.hpp"
 
 namespace haloex {
 
@@ -26,15 +27,10 @@ std::string stem_of(const std::string& dir, const std::string& name, long step) 
 uint64_t geometry_checksum(const lb::Solver& solver) {
   const Decomposition& dec = solver.decomposition();
   const std::vector<uint8_t> mask = solver.local_solid_mask();
-  uint64_t sum = 0, all = 0;
-  size_t n = 0;
-  for (long i = 0; i < dec.local_size(0); ++i)
-    for (long j = 0; j < dec.local_size(1); ++j)
-      for (long k = 0; k < dec.local_size(2); ++k, ++n) {
-        const auto g = static_cast<uint64_t>(((i + dec.offset(0)) * dec.global_size(1) + j + dec.offset(1)) *
-                                                 dec.global_size(2) + k + dec.offset(2));
-        sum += element_checksum(g, reinterpret_cast<const std::byte*>(&mask[n]), 1);
-      }
+  IoMetadata m;
+  m.element = {IoType::u8, 1, {}, "mask"};
+  for (int d = 0; d < 3; ++d) m.size[d] = dec.global_size(d);
+  uint64_t sum = block_checksum(reinterpret_cast<const std::byte*>(mask.data()), subdomain_box(dec), m), all = 0;
   mpi_check(MPI_Allreduce(&sum, &all, 1, MPI_UINT64_T, MPI_SUM, dec.comm()), "MPI_Allreduce");
   return all;
 }
@@ -67,30 +63,27 @@ void LbOutput::write() {
   const std::vector<double> f = solver_.local_populations();
   const lb::VelocitySet& vs = solver_.velocities();
   const std::vector<uint8_t> solid = solver_.local_solid_mask();
-  const auto& force = cfg_.force;
   const long step = solver_.steps_done();
+  // The moments once per site: rho = sum_i f_i, u = (sum_i f_i c_i + F/2) / rho
+  // (the velocity of Guo forcing); 0 at solid sites.
+  const size_t sites = solid.size();
+  std::vector<double> rho(sites, 0.0), u(3 * sites, 0.0);
+  for (size_t s = 0; s < sites; ++s) {
+    if (solid[s]) continue;
+    const double* fs = &f[s * static_cast<size_t>(vs.q)];
+    double r = 0, j[3] = {0, 0, 0};
+    for (int i = 0; i < vs.q; ++i) {
+      r += fs[i];
+      for (int d = 0; d < 3; ++d) j[d] += vs.c[i][d] * fs[i];
+    }
+    rho[s] = r;
+    for (int d = 0; d < 3; ++d) u[3 * s + static_cast<size_t>(d)] = (j[d] + 0.5 * cfg_.force[d]) / r;
+  }
   for (auto& q : q_) {
     Aggregator& a = q->io.aggregator();
-    const size_t sites = static_cast<size_t>(a.sites());
-    if (q->name == "mask") {
-      std::copy(solid.begin(), solid.end(), a.values<uint8_t>());
-    } else {
-      double* out = a.values<double>();
-      // u = (sum_i f_i c_i + F/2) / rho: the velocity of Guo forcing.
-      for (size_t s = 0; s < sites; ++s) {
-        const double* fs = &f[s * static_cast<size_t>(vs.q)];
-        double rho = 0, j[3] = {0, 0, 0};
-        for (int i = 0; i < vs.q; ++i) {
-          rho += fs[i];
-          for (int d = 0; d < 3; ++d) j[d] += vs.c[i][d] * fs[i];
-        }
-        if (q->name == "density") {
-          out[s] = solid[s] ? 0.0 : rho;
-        } else {
-          for (int d = 0; d < 3; ++d) out[3 * s + static_cast<size_t>(d)] = solid[s] ? 0.0 : (j[d] + 0.5 * force[d]) / rho;
-        }
-      }
-    }
+    if (q->name == "mask") std::copy(solid.begin(), solid.end(), a.values<uint8_t>());
+    else if (q->name == "density") std::copy(rho.begin(), rho.end(), a.values<double>());
+    else std::copy(u.begin(), u.end(), a.values<double>());
     q->io.write_begin(stem_of(cfg_.output_dir, q->name, step), step, {{"model", vs.name}, {"case", cfg_.source}});
   }
   pending_step_ = step;
@@ -222,9 +215,8 @@ long restart_from(lb::Solver& solver, const std::string& metadata_path) {
     throw InputError("restart: the geometry (obstacles, mask file, walls) differs from the checkpoint's");
   FieldIo io(dec, {IoType::f64, vs.q, {}, "checkpoint"}, {IoFormat::binary, {1, 1, 1}});
   io.read(metadata_path);
-  const Aggregator& a = io.aggregator();
-  const double* v = const_cast<Aggregator&>(a).values<double>();
-  solver.set_populations(std::vector<double>(v, v + a.sites() * vs.q), m.step);
+  Aggregator& a = io.aggregator();
+  solver.set_populations({a.values<double>(), static_cast<size_t>(a.sites() * vs.q)}, m.step);
   return m.step;
 }
 

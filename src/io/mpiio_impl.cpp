@@ -17,12 +17,7 @@ namespace haloex {
 
 namespace {
 
-std::string mpi_error(int rc, const std::string& what) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return what + ": " + std::string(text, static_cast<size_t>(len));
-}
+std::string mpi_error(int rc, const std::string& what) { return what + ": " + mpi_error_string(rc); }
 
 // A view of `sub` records at `start` inside a block of `sizes` records.
 Datatype block_type(size_t record, const std::array<long, 3>& sizes, const std::array<long, 3>& sub,

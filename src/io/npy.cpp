@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "haloex/core/mpi.hpp"
+#include "haloex/io/aggregator.hpp"
 #include "haloex/io/durable.hpp"
 
 namespace haloex {
@@ -23,14 +24,6 @@ std::string shape_text(const std::vector<long>& shape) {
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + (shape.size() == 1 ? ",)" : ")");
-}
-
-// The MPI error string of a return code.
-std::string mpi_error_text(int rc) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, text, &len);
-  return std::string(text, static_cast<size_t>(len));
 }
 
 }  // namespace
@@ -96,23 +89,16 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
   shape.push_back(s.ncomp);
   const std::string header = npy_header(s.type, shape);
 
-  // This rank's interior, components last, in local C order.
-  const size_t esize = element_size(s.type);
-  std::vector<std::byte> buf(static_cast<size_t>(dec.local_volume()) * static_cast<size_t>(s.ncomp) * esize);
-  std::byte* out = buf.data();
-  for (long i = 0; i < s.local[0]; ++i)
-    for (long j = 0; j < s.local[1]; ++j)
-      for (long k = 0; k < s.local[2]; ++k)
-        for (int c = 0; c < s.ncomp; ++c, out += esize)
-          std::memcpy(out, field.data + static_cast<size_t>(s.element(i, j, k, c)) * esize, esize);
+  // This rank's interior in file order (components last).
+  Aggregator agg(dec, {io_type_of(s.type), s.ncomp, {}, ""});
+  agg.pack(field);
 
   // Every rank learns the same outcome, so all throw (or none) together.
   auto agree = [&](int rc, const std::string& what) {
-    int worst = rc == MPI_SUCCESS ? 0 : 1, any = 0;
-    mpi_check(MPI_Allreduce(&worst, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-    if (any) throw InputError("cannot write '" + path + "': " + what + (rc != MPI_SUCCESS ? " (" + mpi_error_text(rc) + ")" : ""));
+    throw_if_any(comm, rc == MPI_SUCCESS ? std::string()
+                                         : "cannot write '" + path + "': " + what + " (" + mpi_error_string(rc) + ")");
   };
-  const std::string tmp = path + ".part";
+  const std::string tmp = part_name(path);
   if (dec.rank() == 0) std::remove(tmp.c_str());
   mpi_check(MPI_Barrier(comm), "MPI_Barrier");
   MPI_File fh = MPI_FILE_NULL;
@@ -144,7 +130,7 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
     // (fcoll vulcan) intermittently dropped a block of a small float array
     // written this way (1 run in 4 on 3 ranks); the independent path and
     // ROMIO never did.
-    else rc2 = MPI_File_write(fh, buf.data(), static_cast<int>(count), elem, MPI_STATUS_IGNORE);
+    else rc2 = MPI_File_write(fh, agg.data(), static_cast<int>(count), elem, MPI_STATUS_IGNORE);
   }
   const int rc3 = MPI_File_close(&fh);
   const int failed = rc != MPI_SUCCESS ? rc : (rc2 != MPI_SUCCESS ? rc2 : rc3);
@@ -154,18 +140,18 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
     if (dec.rank() == 0) std::remove(tmp.c_str());
     throw;
   }
-  int renamed = 0;
   std::string why;
   if (dec.rank() == 0) {
     // Flushed to storage before the rename, so that a crash cannot leave a
     // complete-looking name over missing data.
     why = fsync_path(tmp);
     if (why.empty()) why = durable_rename(tmp, path);
-    renamed = why.empty() ? 0 : 1;
-    if (renamed) std::remove(tmp.c_str());
+    if (!why.empty()) {
+      std::remove(tmp.c_str());
+      why = "cannot write '" + path + "': renaming " + tmp + " into place failed: " + why;
+    }
   }
-  mpi_check(MPI_Bcast(&renamed, 1, MPI_INT, 0, comm), "MPI_Bcast");
-  if (renamed) throw InputError("cannot write '" + path + "': renaming " + tmp + " into place failed" + (why.empty() ? "" : ": " + why));
+  throw_if_any(comm, why);
 }
 
 }  // namespace haloex

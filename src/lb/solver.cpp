@@ -478,7 +478,7 @@ std::vector<double> Solver::local_populations() { return impl_->populations(); }
 // (collide in place, then stream): the kernels are bit-identical to each
 // other, so this is bit-identical to having gone on. The AA pattern's
 // parity is shifted so that its local step comes first.
-void Solver::set_populations(const std::vector<double>& local, long step) {
+void Solver::set_populations(std::span<const double> local, long step) {
   Impl& m = *impl_;
   m.settle();
   const FieldShape& sh = m.f0.shape();

@@ -10,6 +10,9 @@
 
 namespace haloex {
 
+/// The MPI library's text for a return code.
+std::string mpi_error_string(int rc);
+
 /// Throw an Error naming the MPI call when it does not return MPI_SUCCESS.
 void mpi_check(int rc, const char* what);
 

@@ -88,7 +88,7 @@ class FieldIo {
   std::unique_ptr<IoImpl> impl_;
   bool pending_ = false;
   // The pending write.
-  std::string stem_;
+  std::string stem_, path_;  // path_: this rank's data file
   long step_ = 0;
   nlohmann::json extra_;
   uint64_t checksum_ = 0;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,7 @@ class Solver {
   /// returns them (a checkpoint): the run goes on from step `step` exactly as
   /// the run that produced them would have, whatever its decomposition,
   /// kernel or strategy. Values at solid sites are ignored. Collective.
-  void set_populations(const std::vector<double>& local, long step);
+  void set_populations(std::span<const double> local, long step);
   /// 1 at this rank's solid (and moving-wall) sites, 0 at fluid sites, in
   /// the order of local_populations().
   std::vector<uint8_t> local_solid_mask() const;
