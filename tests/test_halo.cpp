@@ -37,7 +37,7 @@ bool red_black_impossible(const std::string& strategy, const DecompositionSpec& 
 }
 
 bool is_staged_family(const std::string& s) {
-  return s != "direct" && s != "direct-waitany" && s != "persistent" && s != "neighbor";
+  return s != "direct" && s != "direct-waitany" && s != "persistent" && s != "neighbor" && s != "auto";
 }
 
 // Exchange once with begin/end and once more with exchange() on the same

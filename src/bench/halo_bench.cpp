@@ -40,6 +40,23 @@ std::array<long, max_dims> subdomain_extents(const std::string& shape, long L, i
   return e;
 }
 
+ComponentPredicate travels_for_plan(const std::string& plan, const std::string& velocity_set, int ncomp, int ndim) {
+  if (plan == "full" || plan == "faces") return {};
+  if (plan != "reduced") throw InputError("unknown halo plan '" + plan + "' (valid: full, faces, reduced)");
+  const lb::VelocitySet vs = lb::velocity_set(velocity_set);
+  if (vs.q != ncomp || vs.ndim != ndim)
+    throw InputError("the reduced plan of " + vs.name + " needs --ncomp " + std::to_string(vs.q) + " and --dims " +
+                     std::to_string(vs.ndim) + ", got " + std::to_string(ncomp) + " and " + std::to_string(ndim));
+  return crossing_components(vs.c);
+}
+
+PlanOptions plan_options_for(const std::string& plan, PackThreads pack_threads) {
+  PlanOptions o;
+  o.regions = plan == "faces" ? Regions::faces : Regions::all;
+  o.pack_threads = pack_threads;
+  return o;
+}
+
 namespace {
 
 // The decomposition of one benchmark case: an edge L per rank, or the fixed
@@ -70,16 +87,6 @@ void fill(Field<T>& f) {
   for (size_t i = 0; i < f.size(); ++i) p[i] = static_cast<T>(i % 1000) * T(0.001);
 }
 
-ComponentPredicate travels_for(const HaloBenchOptions& opt) {
-  if (opt.plan == "full") return {};
-  if (opt.plan != "reduced") throw InputError("unknown halo plan '" + opt.plan + "' (valid: full, reduced)");
-  const lb::VelocitySet vs = lb::velocity_set(opt.velocity_set);
-  if (vs.q != opt.ncomp || vs.ndim != opt.ndim)
-    throw InputError("the reduced plan of " + vs.name + " needs --ncomp " + std::to_string(vs.q) + " and --dims " +
-                     std::to_string(vs.ndim) + ", got " + std::to_string(opt.ncomp) + " and " +
-                     std::to_string(opt.ndim));
-  return crossing_components(vs.c);
-}
 
 // The slowest rank's time of `calls` calls of `body`, started together.
 template <class Body>
@@ -103,7 +110,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
   if (opt.global < 0) throw InputError("--global must be positive");
   if (opt.global == 0 && opt.sizes.empty()) throw InputError("give at least one subdomain size");
   for (long L : opt.sizes) subdomain_extents(opt.shape, L, opt.ndim);  // throws for a bad size
-  const ComponentPredicate travels = travels_for(opt);
+  const ComponentPredicate travels = travels_for_plan(opt.plan, opt.velocity_set, opt.ncomp, opt.ndim);
 
   const int rank = comm_rank(comm);
   const int threads = omp_get_max_threads();
@@ -127,7 +134,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       fill(*ff);
       view = ff->view();
     }
-    Plan plan(dec, {FieldSpec{view.shape, travels}});
+    Plan plan(dec, {FieldSpec{view.shape, travels}}, plan_options_for(opt.plan, opt.pack_threads));
 
     std::vector<Candidate> cands;
     for (const std::string& n : names) {
@@ -140,11 +147,15 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     }
 
     const std::span<const FieldView> fields(&view, 1);
+    for (const Candidate& c : cands)
+      if (rank == 0 && !auto_choice_text(*c.strategy).empty())
+        log << "[bench halo] L=" << L << ": " << auto_choice_text(*c.strategy) << "\n" << std::flush;
     for (Candidate& c : cands)
       for (int i = 0; i < opt.warmup; ++i) c.strategy->exchange(fields);
 
     const bool overlap = opt.work_s > 0;
     std::vector<std::vector<double>> plain(cands.size()), both(cands.size());
+    std::vector<std::array<std::vector<double>, 3>> phases(cands.size());  // pack, mpi, unpack
     std::vector<double> work;  // the work alone, once per repeat: it is the same for every strategy
     for (int r = 0; r < opt.repeats; ++r) {
       if (opt.progress && rank == 0)
@@ -154,7 +165,14 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       // spread over all of them rather than biasing one.
       for (size_t s = 0; s < cands.size(); ++s) {
         Strategy& st = *cands[s].strategy;
+        st.reset_times();
         plain[s].push_back(timed(dec.comm(), opt.iterations, [&] { st.exchange(fields); }));
+        const HaloTimes& t = st.times();
+        const double mine[3] = {t.pack_s / opt.iterations, t.mpi_s() / opt.iterations,
+                                t.unpack_s / opt.iterations};
+        double worst[3] = {0, 0, 0};
+        mpi_check(MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, dec.comm()), "MPI_Reduce");
+        for (int k = 0; k < 3; ++k) phases[s][k].push_back(worst[k]);
         if (!overlap) continue;
         both[s].push_back(timed(dec.comm(), opt.iterations, [&] {
           st.begin(fields);
@@ -178,6 +196,8 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     for (size_t s = 0; s < cands.size(); ++s) {
       HaloBenchResult res;
       res.strategy = cands[s].name;
+      res.resolved = std::string(cands[s].strategy->resolved_name());
+      for (const CandidateTime& c : cands[s].strategy->candidates()) res.auto_times.emplace_back(c.strategy, c.median_s);
       res.size = L;
       for (int d = 0; d < opt.ndim; ++d) {
         res.global[d] = dec.global_size(d);
@@ -186,6 +206,8 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       res.sites_per_rank = sites;
       res.time_per_call_s = plain[s];
       res.summary = summarize(plain[s]);
+      res.pack_s = phases[s][0], res.mpi_s = phases[s][1], res.unpack_s = phases[s][2];
+      res.pack = summarize(res.pack_s), res.mpi = summarize(res.mpi_s), res.unpack = summarize(res.unpack_s);
       res.halo_bytes = bytes_sum / dec.size();
       res.messages = msgs_max;
       res.beff_bytes_per_s = effective_bandwidth(res.halo_bytes, res.summary.median);
@@ -222,12 +244,14 @@ std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<Hal
       out << ")\n";
       out << std::left << std::setw(16) << "strategy" << std::right << std::setw(12) << "median_us" << std::setw(12)
           << "mean_us" << std::setw(10) << "std_us" << std::setw(12) << "min_us" << std::setw(12) << "B_eff_GB/s"
-          << std::setw(14) << "Mupd/core/s" << std::setw(11) << "vs_staged";
+          << std::setw(14) << "Mupd/core/s" << std::setw(11) << "vs_staged" << std::setw(10) << "pack_us"
+          << std::setw(10) << "mpi_us" << std::setw(11) << "unpack_us";
       if (overlap) out << std::setw(15) << "overlap_med_us" << std::setw(9) << "hidden";
       out << "\n";
     }
     const Summary& s = r.summary;
-    out << std::left << std::setw(16) << r.strategy << std::right << std::fixed << std::setprecision(2)
+    const std::string label = r.resolved == r.strategy ? r.strategy : r.strategy + ">" + r.resolved;
+    out << std::left << std::setw(16) << label << std::right << std::fixed << std::setprecision(2)
         << std::setw(12) << s.median * 1e6 << std::setw(12) << s.mean * 1e6 << std::setw(10) << s.stddev * 1e6
         << std::setw(12) << s.min * 1e6 << std::setw(12) << r.beff_bytes_per_s / 1e9 << std::setw(14)
         << r.updates_per_core_per_s / 1e6 << std::setw(11) << std::setprecision(3);
@@ -235,6 +259,8 @@ std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<Hal
       out << r.ratio_to_staged;
     else
       out << "-";
+    out << std::setprecision(2) << std::setw(10) << r.pack.median * 1e6 << std::setw(10) << r.mpi.median * 1e6
+        << std::setw(11) << r.unpack.median * 1e6;
     if (overlap)
       out << std::setw(15) << std::setprecision(2) << r.overlap_summary.median * 1e6 << std::setw(9)
           << std::setprecision(3) << r.overlap_fraction;
@@ -251,6 +277,12 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
   for (const HaloBenchResult& r : results) {
     nlohmann::json j = meta;
     j["strategy"] = r.strategy;
+    j["resolved_strategy"] = r.resolved;
+    if (!r.auto_times.empty()) {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& [name, t] : r.auto_times) a.push_back({{"strategy", name}, {"median_s", t}});
+      j["auto_candidates"] = a;
+    }
     j["ndim"] = opt.ndim;
     j["process_grid"] = std::vector<int>(grid.begin(), grid.begin() + opt.ndim);
     j["global_size"] = std::vector<long>(r.global.begin(), r.global.begin() + opt.ndim);
@@ -269,6 +301,18 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
     j["calls_per_sample"] = opt.iterations;
     j["warmup_calls"] = opt.warmup;
     put_samples(j, "time_per_call_s", r.time_per_call_s);
+    // The names: total_s is the whole call; the phases are each the
+    // slowest rank's, so they need not add up to it exactly.
+    j["total_s"] = r.summary.median;
+    put_samples(j, "pack_time_per_call_s", r.pack_s);
+    put_samples(j, "mpi_time_per_call_s", r.mpi_s);
+    put_samples(j, "unpack_time_per_call_s", r.unpack_s);
+    j["pack_s"] = r.pack.median;
+    j["mpi_s"] = r.mpi.median;
+    j["unpack_s"] = r.unpack.median;
+    j["pack_threads"] = to_string(opt.pack_threads);
+    if (r.pack.median > 0) j["pack_bytes_per_s"] = r.halo_bytes / r.pack.median;
+    if (r.unpack.median > 0) j["unpack_bytes_per_s"] = r.halo_bytes / r.unpack.median;
     j["halo_bytes"] = r.halo_bytes;
     j["messages"] = r.messages;
     j["beff_bytes_per_s"] = r.beff_bytes_per_s;

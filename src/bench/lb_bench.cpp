@@ -199,6 +199,7 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
   for (const LbBenchResult& r : results) {
     nlohmann::json j = meta;
     j["threads_per_rank"] = r.threads;
+    if (!opt.threads.empty()) j["threads_source"] = "--threads";  // the sweep set each count itself
     j["velocity_set"] = opt.velocity_set;
     j["size"] = r.size;
     j["lattice_sites"] = std::pow(static_cast<double>(r.size), ndim);

@@ -12,6 +12,7 @@
 #include "haloex/bench/stats.hpp"
 #include "haloex/build_info.hpp"
 #include "haloex/core/mpi.hpp"
+#include "haloex/core/threads.hpp"
 
 namespace haloex {
 
@@ -46,7 +47,8 @@ nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark) {
                         {"host", host},
                         {"date_utc", date},
                         {"ranks", comm_size(comm)},
-                        {"threads_per_rank", max_threads}};
+                        {"threads_per_rank", max_threads},
+                        {"threads_source", threads_source()}};
 }
 
 void put_samples(nlohmann::json& j, const std::string& q, const std::vector<double>& samples) {

@@ -19,6 +19,7 @@ struct Args {
   long global = 0;
   std::string plan = "full";
   std::string velocity_set = "D3Q19";
+  std::string pack_threads = "auto";
   double work_us = 0;
   int dims = 3;
   std::string procs = "0,0,0";
@@ -54,6 +55,7 @@ HaloBenchOptions to_options(const Args& a) {
   o.global = a.global;
   o.plan = a.plan;
   o.velocity_set = a.velocity_set;
+  o.pack_threads = parse_pack_threads(a.pack_threads);
   o.work_s = a.work_us * 1e-6;
   o.procs = per_dim<int>(a.procs, a.dims, "--procs");
   const auto per = per_dim<long>(a.periodic, a.dims, "--periodic");
@@ -82,7 +84,8 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
       "Time N calls of each halo strategy, repeated and interleaved, on an L^d (or L x 1.5L x 2L)\n"
       "subdomain per rank, or on a fixed global lattice split over the ranks (strong scaling);\n"
       "print median/mean/std per call, effective bandwidth (bytes the plan moves / time), updates\n"
-      "per core per second and the ratio to 'staged', and write every raw sample as JSON lines (-o).\n"
+      "per core per second, the ratio to 'staged' and where the time went (pack, MPI, unpack), and\n"
+      "write every raw sample as JSON lines (-o).\n"
       "With --work-us, also time begin + busy work + end: the share of the exchange hidden.");
   cmd->add_option("-m,-L,--sizes", a->sizes,
                   "Subdomain edge L per rank: a list and/or ranges first:last:step (e.g. 16:88:8 or 16,32,64)")
@@ -93,10 +96,7 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
   cmd->add_option("--global", a->global,
                   "Strong scaling: a fixed N^d global lattice split over the ranks (--sizes is then unused)")
       ->check(CLI::Range(1L, 1L << 40));
-  cmd->add_option("--plan", a->plan,
-                  "full (every component to every halo site) or reduced (only the LB populations that cross)")
-      ->check(CLI::IsMember({"full", "reduced"}))
-      ->capture_default_str();
+  add_plan_options(*cmd, a->plan, a->pack_threads);
   cmd->add_option("--velocity-set", a->velocity_set, "Velocity set of the reduced plan (--ncomp must be its q)")
       ->capture_default_str();
   cmd->add_option("--work-us", a->work_us, "Busy work between begin() and end(), microseconds (0: none)")

@@ -19,7 +19,7 @@ struct Args {
   std::string velocity_set = "D3Q19";
   std::string kernels = "aa,pull";
   std::string layouts = "soa";
-  std::string strategies = "staged";
+  std::string strategies = "auto";
   std::string overlaps = "none";
   std::string threads;
   std::string monitor = "off";
@@ -44,7 +44,8 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   cmd->add_option("--layouts", a->layouts, "Layouts: soa, aos")->capture_default_str();
   cmd->add_option("-s,--strategies", a->strategies, "Halo strategies")->capture_default_str();
   cmd->add_option("--overlap", a->overlaps, "Overlap modes: none, interior, map")->capture_default_str();
-  cmd->add_option("-t,--threads", a->threads, "OpenMP thread counts to run, e.g. 1,2 (default: OMP_NUM_THREADS)");
+  cmd->add_option("-t,--threads", a->threads,
+                  "OpenMP thread counts to run, e.g. 1,2 (default: OMP_NUM_THREADS, or each rank's share of its CPUs)");
   cmd->add_option("--monitor", a->monitor, "Monitoring during the timed steps: off, nonblocking, blocking")
       ->check(CLI::IsMember({"off", "nonblocking", "blocking"}))
       ->capture_default_str();

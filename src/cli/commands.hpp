@@ -33,6 +33,20 @@ inline std::array<int, 2> parse_grid_2d(const std::string& text) {
   return {static_cast<int>(p[0]), static_cast<int>(p[1])};
 }
 
+/// The halo plan options every command that exchanges halos takes: --plan
+/// (full, faces, reduced) and --pack-threads (auto, on, off).
+inline void add_plan_options(CLI::App& cmd, std::string& plan, std::string& pack_threads) {
+  cmd.add_option("--plan", plan,
+                 "full (every component to every halo site), faces (faces only: no edges or corners, what a "
+                 "7-point stencil needs) or reduced (only the LB populations that cross)")
+      ->check(CLI::IsMember({"full", "faces", "reduced"}))
+      ->capture_default_str();
+  cmd.add_option("--pack-threads", pack_threads,
+                 "Pack and unpack on the OpenMP team: auto (messages of 32 KiB and more), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+}
+
 /// A benchmark's ending on rank 0: its table on stdout, then its records
 /// written to `json_path` (when given) and a line saying so.
 inline void print_results(const std::string& table, const std::vector<nlohmann::json>& records,
@@ -60,6 +74,9 @@ void add_lb(CLI::App& app, Runner& run);
 
 /// `haloex bench lb`: LB kernels against the machine's memory bandwidth.
 void add_bench_lb(CLI::App& bench, Runner& run);
+
+/// `haloex bench pack`: pack/unpack of every box kind against a plain copy.
+void add_bench_pack(CLI::App& bench, Runner& run);
 
 /// `haloex bench pingpong`: latency and bandwidth between two ranks.
 void add_bench_pingpong(CLI::App& bench, Runner& run);

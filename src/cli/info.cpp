@@ -9,6 +9,7 @@
 #include "haloex/io/field_io.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/build_info.hpp"
+#include "haloex/core/threads.hpp"
 #include "haloex/halo/strategy.hpp"
 
 namespace haloex::cli {
@@ -39,6 +40,9 @@ void add_info(CLI::App& app, Runner& run) {
       MPI_Comm_size(MPI_COMM_WORLD, &size);
       nlohmann::json j = run_metadata(MPI_COMM_WORLD, "info");
       j.erase("benchmark");
+      const ThreadChoice threads = plan_threads(MPI_COMM_WORLD);  // rank 0's facts are the ones shown
+      j["affinity_cpus"] = threads.cpus;
+      j["ranks_sharing_cpus"] = threads.ranks_sharing;
       j["thread_level_requested"] = "MPI_THREAD_FUNNELED";
       j["thread_level_provided"] = thread_level_name(provided);
       j["openmp_version"] = build::openmp_version;
@@ -55,6 +59,9 @@ void add_info(CLI::App& app, Runner& run) {
                 << "Thread level:   requested MPI_THREAD_FUNNELED, provided " << thread_level_name(provided) << "\n"
                 << "Ranks:          " << size << ", OpenMP threads per rank: " << omp_get_max_threads()
                 << " (OpenMP " << build::openmp_version << ")\n"
+                << "Thread count:   from " << (threads.source == "affinity" ? "the affinity masks" : threads.source)
+                << " (rank 0 may use " << threads.cpus << " CPUs, shared by " << threads.ranks_sharing
+                << (threads.ranks_sharing == 1 ? " rank)\n" : " ranks)\n")
                 << "Build:          " << build::build_type << ", " << build::compiler << "\n"
                 << "C++ flags:      " << build::cxx_flags << "\n"
                 << "Host:           " << j["host"].get<std::string>() << "\n"

@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "haloex/bench/record.hpp"
+#include "haloex/core/threads.hpp"
 #include "haloex/io/lb_io.hpp"
 #include "haloex/lb/solver.hpp"
 
@@ -56,11 +57,15 @@ int run_lb(const Args& a) {
   if (root)
     std::cout << "# haloex lb: " << cfg.source << "\n# " << cfg.velocity_set << " " << dec.describe() << ", "
               << solver.fluid_sites() << " fluid sites, " << dec.size() << " ranks x " << omp_get_max_threads()
-              << " threads\n# kernel " << cfg.kernel << ", layout " << to_string(cfg.layout) << ", strategy "
-              << cfg.strategy << " (" << solver.halo_kind() << " halo), overlap " << cfg.overlap << "\n# "
+              << " threads (from " << threads_source() << ")\n# kernel " << cfg.kernel << ", layout "
+              << to_string(cfg.layout) << ", strategy "
+              << cfg.strategy
+              << (cfg.strategy == "auto" ? " > " + std::string(solver.strategy().resolved_name()) : std::string())
+              << " (" << solver.halo_kind() << " halo), overlap " << cfg.overlap << "\n# "
               << cfg.collision << " tau " << cfg.tau << " (viscosity " << (cfg.tau - 0.5) / 3 << "), force "
               << triple(cfg.force, nd) << ", " << cfg.steps << " steps, monitor " << cfg.monitor_mode << " every "
               << cfg.monitor_every << "\n"
+              << (cfg.strategy == "auto" ? "# halo: " + auto_choice_text(solver.strategy()) + "\n" : std::string())
               << std::flush;
 
   // Restart before anything else touches the state; run.steps is the step
@@ -160,6 +165,8 @@ int run_lb(const Args& a) {
       j["config"] = lb::config_json(cfg);
       j["process_grid"] = {dec.procs(0), dec.procs(1), dec.procs(2)};
       j["halo"] = solver.halo_kind();
+      j["resolved_strategy"] = std::string(solver.strategy().resolved_name());
+      if (cfg.strategy == "auto") j["auto_choice"] = auto_choice_text(solver.strategy());
       j["fluid_sites"] = solver.fluid_sites();
       j["steps"] = steps;
       j["start_step"] = start;

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "haloex/build_info.hpp"
 #include "haloex/core/error.hpp"
+#include "haloex/core/threads.hpp"
 #include "haloex/lb/monitor.hpp"
 
 namespace {
@@ -46,9 +47,10 @@ int main(int argc, char** argv) {
   haloex::cli::add_info(app, run);
   haloex::cli::add_lb(app, run);
   haloex::cli::add_stencil(app, run);
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, lb, stencil, pingpong, stream, clock, coll, overlap, monitor, io)");
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, pack, lb, stencil, pingpong, stream, clock, coll, overlap, monitor, io)");
   bench->require_subcommand(1);
   haloex::cli::add_bench_halo(*bench, run);
+  haloex::cli::add_bench_pack(*bench, run);
   haloex::cli::add_bench_lb(*bench, run);
   haloex::cli::add_bench_pingpong(*bench, run);
   haloex::cli::add_bench_stream(*bench, run);
@@ -69,6 +71,14 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // Before any command starts a thread: without OMP_NUM_THREADS each rank
+    // takes its share of the CPUs it may run on; with it, rank 0 warns once
+    // when the setting oversubscribes a node. (After parsing, so that --help
+    // and option errors stay quiet, and inside the try, so that an MPI
+    // failure here is reported like any other.)
+    const haloex::ThreadChoice threads = haloex::choose_threads(MPI_COMM_WORLD, std::cerr);
+    if (mpi.provided() < MPI_THREAD_FUNNELED && omp_get_max_threads() > 1 && threads.source == "affinity")
+      omp_set_num_threads(1);  // haloex's own choice, not the user's: fall back quietly
     if (mpi.provided() < MPI_THREAD_FUNNELED && omp_get_max_threads() > 1)
       throw haloex::InputError("the MPI library provides no MPI_THREAD_FUNNELED support but " +
                                std::to_string(omp_get_max_threads()) +

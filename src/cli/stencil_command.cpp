@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "haloex/core/mpi.hpp"
+#include "haloex/core/threads.hpp"
 #include "haloex/io/npy.hpp"
 #include "haloex/stencil/diffusion.hpp"
 
@@ -40,7 +41,8 @@ int run_stencil(const Args& a) {
     std::cout << "# haloex stencil: " << cfg.nx << "x" << cfg.ny << "x" << cfg.nz << " (" << a.precision
               << "), process grid " << extents_text(std::array<int, 3>{dec.procs(0), dec.procs(1), 1}, 2) << ", "
               << (a.serial ? "serial reference (periodic halo by plain copies)" : "strategy " + cfg.strategy) << ", "
-              << a.iterations << " iterations, " << omp_get_max_threads() << " threads per rank\n"
+              << a.iterations << " iterations, " << omp_get_max_threads() << " threads per rank (from "
+              << threads_source() << ")\n"
               << std::flush;
 
   // Chunks of a tenth, so that a long run reports progress (rank 0 alone

@@ -19,5 +19,6 @@ std::unique_ptr<Strategy> make_isend_recv(const Plan&);
 std::unique_ptr<Strategy> make_irecv_isend(const Plan&);
 std::unique_ptr<Strategy> make_red_black(const Plan&);
 std::unique_ptr<Strategy> make_prepost(const Plan&);
+std::unique_ptr<Strategy> make_auto_default(const Plan&);
 
 }  // namespace haloex

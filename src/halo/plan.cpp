@@ -46,8 +46,16 @@ void add_part(Message& m, int field, const Box& box, std::vector<int> comps, con
   p.box = box;
   p.bytes = static_cast<size_t>(box.volume()) * comps.size() * element_size(s.type);
   p.comps = std::move(comps);
+  long at = 0;
+  for (const Walk& w : field_walks(s, p.box, p.comps)) {
+    p.pack.emplace_back(w, contiguous_like(w, at), element_size(s.type));
+    p.unpack.push_back(p.pack.back().reversed());
+    at += w.elements();
+  }
   m.parts.push_back(std::move(p));
 }
+
+bool is_face(const Offset& o) { return (o[0] != 0) + (o[1] != 0) + (o[2] != 0) == 1; }
 
 std::vector<int> merge(std::vector<int> a, const std::vector<int>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -83,9 +91,29 @@ ComponentPredicate crossing_components(std::vector<Offset> dirs) {
   };
 }
 
+Regions parse_regions(const std::string& s) {
+  if (s == "all" || s == "full") return Regions::all;
+  if (s == "faces") return Regions::faces;
+  throw InputError("unknown halo regions '" + s + "' (valid: all, faces)");
+}
+
+PackThreads parse_pack_threads(const std::string& s) {
+  if (s == "auto") return PackThreads::automatic;
+  if (s == "on") return PackThreads::on;
+  if (s == "off") return PackThreads::off;
+  throw InputError("unknown --pack-threads value '" + s + "' (valid: auto, on, off)");
+}
+
+std::string to_string(Regions r) { return r == Regions::all ? "all" : "faces"; }
+
+std::string to_string(PackThreads p) {
+  return p == PackThreads::automatic ? "auto" : p == PackThreads::on ? "on" : "off";
+}
+
 std::vector<int> Plan::selected(int field, const Offset& o) const {
   const FieldSpec& f = fields_[field];
   std::vector<int> out;
+  if (options_.regions == Regions::faces && !is_face(o)) return out;
   for (int c = 0; c < f.shape.ncomp; ++c)
     if (!f.travels || f.travels(o, c)) out.push_back(c);
   return out;
@@ -108,9 +136,29 @@ void Plan::finish(Stage& stage) const {
   for (size_t i = 0; i < stage.links.size(); ++i)
     for (size_t j = 0; j < stage.links.size(); ++j)
       if (stage.links[j].offset == opposite(stage.links[i].offset)) stage.links[i].partner = static_cast<int>(j);
+  plan_local_copies(stage);
 }
 
-Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields) : dec_(&dec), fields_(std::move(fields)) {
+void Plan::plan_local_copies(Stage& stage) const {
+  for (Link& l : stage.links) {
+    l.local.clear();
+    if (!l.self || l.send.empty()) continue;
+    const Message& to = stage.links[l.partner].recv;
+    if (l.send.parts.size() != to.parts.size() || l.send.bytes != to.bytes)
+      throw Error("halo plan: a rank's message to itself does not match what it receives");
+    for (size_t p = 0; p < l.send.parts.size(); ++p) {
+      const Part& a = l.send.parts[p];
+      const Part& b = to.parts[p];
+      const FieldShape& s = fields_[a.field].shape;
+      const std::vector<Walk> from = field_walks(s, a.box, a.comps), into = field_walks(s, b.box, b.comps);
+      for (size_t w = 0; w < from.size(); ++w)
+        l.local.push_back({a.field, CopyKernel(from[w], into[w], element_size(s.type))});
+    }
+  }
+}
+
+Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions options)
+    : dec_(&dec), fields_(std::move(fields)), options_(options) {
   const int ndim = dec.ndim();
   for (const FieldSpec& f : fields_) {
     const FieldShape expect = FieldShape::make(dec, f.shape.type, f.shape.ncomp, f.shape.halo, f.shape.layout);
@@ -244,6 +292,8 @@ Plan Plan::transposed(const std::vector<Offset>& writer) const {
       l.recv = std::move(recv);
     }
   std::reverse(t.staged_.begin(), t.staged_.end());
+  t.plan_local_copies(t.direct_);
+  for (Stage& st : t.staged_) t.plan_local_copies(st);
   return t;
 }
 

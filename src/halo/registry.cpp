@@ -6,10 +6,11 @@ namespace haloex {
 namespace {
 
 const StrategyInfo registry[] = {
-    {"staged", "one dimension after another, 2 packed messages each (Irecv + Issend, Waitall per dimension)",
+    {"staged", "one dimension after another, 2 packed messages each (Irecv + Isend, Waitall per dimension)",
      make_staged},
     {"staged-types", "as staged, with MPI subarray datatypes instead of packing", make_staged_types},
-    {"direct", "all 3^d-1 neighbours at once (Irecv, pack, Issend); end waits for all, then unpacks", make_direct},
+    {"direct", "all 3^d-1 neighbours at once (Irecv, pack, Isend), one message per neighbour rank; end waits, "
+     "then unpacks", make_direct},
     {"direct-waitany", "as direct, unpacking each message as it arrives (MPI_Waitany)", make_direct_waitany},
     {"persistent", "as direct, with persistent requests created once", make_persistent},
     {"neighbor", "one MPI_Ineighbor_alltoallv on a distributed-graph communicator", make_neighbor},
@@ -21,6 +22,8 @@ const StrategyInfo registry[] = {
      make_red_black},
     {"prepost", "staged, the receives of every dimension pre-posted first, then Isend + Waitall per dimension",
      make_prepost},
+    {"auto", "times every strategy above that can serve the plan (slowest rank, median) and runs the fastest",
+     make_auto_default},
 };
 
 }  // namespace

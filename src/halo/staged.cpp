@@ -118,7 +118,7 @@ class Staged final : public Strategy {
       case Protocol::staged:  // Ludwig: copy to buffers, post receives, post sends, block
         pack(jobs.send, fields);
         for (size_t i = 0; i < n; ++i) irecv(i);
-        for (size_t i = 0; i < n; ++i) isend(i, true);
+        for (size_t i = 0; i < n; ++i) isend(i, false);
         waitall();
         break;
       case Protocol::irecv_isend:

@@ -25,19 +25,19 @@ void Strategy::end() {
 
 void Strategy::pack(std::span<const PackJob> jobs, std::span<const FieldView> fields) {
   const double t0 = MPI_Wtime();
-  haloex::pack(jobs, fields);
+  haloex::pack(jobs, fields, plan_.options().pack_threads);
   times_.pack_s += MPI_Wtime() - t0;
 }
 
 void Strategy::unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields) {
   const double t0 = MPI_Wtime();
-  haloex::unpack(jobs, fields);
+  haloex::unpack(jobs, fields, plan_.options().pack_threads);
   times_.unpack_s += MPI_Wtime() - t0;
 }
 
 void Strategy::copy_self(const Stage& stage, std::span<const FieldView> fields) {
   const double t0 = MPI_Wtime();
-  detail::copy_self(stage, fields);
+  detail::copy_self(stage, fields, plan_.options().pack_threads);
   times_.pack_s += MPI_Wtime() - t0;
 }
 

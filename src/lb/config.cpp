@@ -137,10 +137,10 @@ const std::map<std::string, std::vector<Key>>& keys() {
        {{"steps", "time steps (default 100)", [](auto& n, auto& c, auto& w) { c.steps = as_long(n, w); }},
         {"kernel", "aa (in place, default) or pull (two grids)", [](auto& n, auto& c, auto& w) { c.kernel = as_string(n, w); }},
         {"layout", "soa (default) or aos", [](auto& n, auto& c, auto& w) { c.layout = parse_layout(as_string(n, w)); }},
-        {"strategy", "halo strategy by name (see `haloex info`), default staged",
+        {"strategy", "halo strategy by name (see `haloex info`), default auto (times them all, runs the fastest)",
          [](auto& n, auto& c, auto& w) { c.strategy = as_string(n, w); }},
         {"overlap", "none (default), interior or map", [](auto& n, auto& c, auto& w) { c.overlap = as_string(n, w); }},
-        {"halo", "auto (default: reduced), reduced or full", [](auto& n, auto& c, auto& w) { c.halo = as_string(n, w); }},
+        {"halo", "reduced (default: only the populations that cross, exact for every kernel) or full", [](auto& n, auto& c, auto& w) { c.halo = as_string(n, w); }},
         {"progress", "seconds between progress lines on rank 0, 0 = none (default 2)",
          [](auto& n, auto& c, auto& w) { c.progress_s = as_double(n, w); }}}},
       {"monitor",
@@ -300,8 +300,11 @@ void validate(const LbConfig& c) {
   if (c.kernel != "aa" && c.kernel != "pull") bad(s, "run.kernel must be \"aa\" or \"pull\", got \"" + c.kernel + "\"");
   if (c.overlap != "none" && c.overlap != "interior" && c.overlap != "map")
     bad(s, "run.overlap must be \"none\", \"interior\" or \"map\", got \"" + c.overlap + "\"");
-  if (c.halo != "auto" && c.halo != "reduced" && c.halo != "full")
-    bad(s, "run.halo must be \"auto\", \"reduced\" or \"full\", got \"" + c.halo + "\"");
+  if (c.halo == "auto")
+    bad(s, "run.halo = \"auto\" is now called \"reduced\" (only the populations that cross, exact for every "
+           "kernel); \"auto\" names the halo strategy that times the others (run.strategy)");
+  if (c.halo != "reduced" && c.halo != "full")
+    bad(s, "run.halo must be \"reduced\" or \"full\", got \"" + c.halo + "\"");
   if (c.progress_s < 0) bad(s, "run.progress must be >= 0");
   if (c.monitor_every < 1) bad(s, "monitor.every must be >= 1");
   if (c.monitor_mode != "nonblocking" && c.monitor_mode != "blocking" && c.monitor_mode != "off")

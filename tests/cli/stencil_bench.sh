@@ -13,7 +13,7 @@ grep -Eq "^prepost +[0-9.]+ " "$dir/table.txt"
 python3 - "$dir/stencil.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-assert len(rows) == 2 * 13, f"expected 2 nz x (serial + 12 strategies), got {len(rows)}"
+assert len(rows) == 2 * 14, f"expected 2 nz x (serial + 13 strategies), got {len(rows)}"
 keys = ["benchmark", "haloex_version", "git_commit", "mpi_library", "ranks", "threads_per_rank", "strategy",
         "nx", "ny", "nz", "precision", "iterations_per_sample", "process_grid", "local_extent", "halo_bytes",
         "total_time_s", "halo_time_s", "work_time_s", "median_halo_time_s", "copy_bandwidth_bytes_per_s",

@@ -13,6 +13,7 @@
 
 #include "haloex/bench/stats.hpp"
 #include "haloex/field/field.hpp"
+#include "haloex/halo/plan.hpp"
 
 namespace haloex {
 
@@ -32,11 +33,12 @@ struct HaloBenchOptions {
   int halo = 1;
   ElementType type = ElementType::f64;
   Layout layout = Layout::aos;
-  /// "full": every component to every halo site; "reduced": only the
-  /// populations of `velocity_set` that cross into the subdomain (ncomp must
-  /// be its q).
+  /// "full": every component to every halo site; "faces": every component,
+  /// faces only (no edges or corners); "reduced": only the populations of
+  /// `velocity_set` that cross into the subdomain (ncomp must be its q).
   std::string plan = "full";
   std::string velocity_set = "D3Q19";
+  PackThreads pack_threads = PackThreads::automatic;
   /// Synthetic work (a busy wait of this many seconds) between begin() and
   /// end(), timed beside the plain exchange: how much of the exchange hides.
   double work_s = 0;
@@ -50,12 +52,19 @@ struct HaloBenchOptions {
 /// One strategy at one size: raw samples and what follows from them.
 struct HaloBenchResult {
   std::string strategy;
+  std::string resolved;  // what ran: the strategy, or the one `auto` chose
+  std::vector<std::pair<std::string, double>> auto_times;  // auto: each candidate's median, fastest first
   long size = 0;                          // L, or N with a fixed global lattice
   std::array<long, max_dims> global{1, 1, 1};  // global lattice
   std::array<long, max_dims> local{1, 1, 1};   // rank 0's subdomain (the largest)
   double sites_per_rank = 0;              // global sites / ranks
   std::vector<double> time_per_call_s;  // one per repeat: slowest rank's time / calls
   Summary summary;
+  // Where the time went, per call and repeat, each phase the slowest rank's:
+  // packing (local copies included), MPI (posting to completion, waiting
+  // included) and unpacking.
+  std::vector<double> pack_s, mpi_s, unpack_s;
+  Summary pack, mpi, unpack;
   double halo_bytes = 0;  // per rank and exchange, averaged over ranks
   int messages = 0;       // direct-pattern messages per exchange (most on any rank)
   double beff_bytes_per_s = 0;
@@ -68,6 +77,15 @@ struct HaloBenchResult {
   /// share of the exchange hidden behind the work (OSU's overlap %, / 100).
   double overlap_fraction = 0;
 };
+
+/// The component predicate of a plan name: "full" and "faces" (all
+/// components; faces is a Regions choice), "reduced" (the crossing
+/// populations of the velocity set, which must have ncomp velocities in ndim
+/// dimensions). Throws InputError otherwise.
+ComponentPredicate travels_for_plan(const std::string& plan, const std::string& velocity_set, int ncomp, int ndim);
+
+/// Plan options of a plan name and a packing-thread choice.
+PlanOptions plan_options_for(const std::string& plan, PackThreads pack_threads);
 
 /// Share of a communication time hidden behind work: (t_comm + t_work -
 /// t_both) / t_comm (OSU's overlap percentage divided by 100; may be

@@ -20,9 +20,9 @@ struct LbBenchOptions {
   std::string velocity_set = "D3Q19";
   std::vector<std::string> kernels{"aa", "pull"};
   std::vector<std::string> layouts{"soa"};
-  std::vector<std::string> strategies{"staged"};
+  std::vector<std::string> strategies{"auto"};
   std::vector<std::string> overlaps{"none"};
-  std::vector<int> threads;  // empty: OMP_NUM_THREADS as set
+  std::vector<int> threads;  // empty: the count chosen at start-up (choose_threads)
   std::string monitor = "off";
   int steps = 20;    // steps per sample
   int repeats = 5;   // samples per configuration, configurations interleaved

@@ -13,8 +13,10 @@ namespace haloex {
 std::string mpi_library_version();
 
 /// Metadata every record carries: tool version, git commit, MPI library and
-/// standard version, host, UTC date, ranks, OpenMP threads, build type.
-/// Collective over comm (ranks may differ in host names).
+/// standard version, host, UTC date, ranks, OpenMP threads and what chose
+/// their number ("threads_source": "OMP_NUM_THREADS" or "affinity", see
+/// threads_source), build type. Collective over comm (ranks may differ in
+/// host names).
 nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark);
 
 /// Put raw samples and their statistics under one quantity's name: `q`

@@ -20,19 +20,26 @@ struct PackJob {
   std::byte* buffer;
 };
 
-/// Copy every part of each message from the fields into its buffer. All
-/// messages are packed inside one OpenMP parallel region (no MPI calls inside,
-/// so MPI_THREAD_FUNNELED suffices).
-void pack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
+/// Copy every part of each message from the fields into its buffer with the
+/// kernels the plan chose. All messages are packed inside one OpenMP parallel
+/// region when `threads` allows (no MPI calls inside, so
+/// MPI_THREAD_FUNNELED suffices).
+void pack(std::span<const PackJob> jobs, std::span<const FieldView> fields,
+          PackThreads threads = PackThreads::automatic);
 
 /// Copy every part of each message from its buffer into the fields.
-void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
+void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields,
+            PackThreads threads = PackThreads::automatic);
 
-/// Copy what `send` describes straight into what `recv` describes, for a rank
-/// that is its own neighbour (no buffer in between).
-void copy_local(const Message& send, const Message& recv, std::span<const FieldView> fields);
+/// The local copies of a self link (a rank that is its own neighbour): its
+/// send regions straight into its partner's receive regions.
+void copy_local(const Link& link, std::span<const FieldView> fields, PackThreads threads = PackThreads::automatic);
 
-/// A 64-byte aligned byte buffer.
+/// The system's page size in bytes.
+size_t page_size();
+
+/// A page-aligned byte buffer: whole pages, so no message shares a page with
+/// other data (MPI libraries register and pin memory by pages).
 class Buffer {
  public:
   Buffer() = default;

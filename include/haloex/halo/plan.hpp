@@ -12,6 +12,7 @@
 
 #include "haloex/field/field.hpp"
 #include "haloex/grid/decomposition.hpp"
+#include "haloex/halo/copy_kernel.hpp"
 
 namespace haloex {
 
@@ -26,6 +27,26 @@ using ComponentPredicate = std::function<bool(const Offset& halo_offset, int com
 /// For D3Q19 that is 5 components per face, 1 per edge, none per corner.
 ComponentPredicate crossing_components(std::vector<Offset> dirs);
 
+/// Which halo regions a plan fills: faces, edges and corners, or the faces
+/// alone (a 7-point stencil, or a 5-point one in 2-D, reads no more).
+enum class Regions { all, faces };
+
+/// Whether packing and local copies use the OpenMP team: for messages of at
+/// least pack_threading_threshold bytes (automatic), always, or never.
+enum class PackThreads { automatic, on, off };
+
+/// Parse "all"/"faces" and "auto"/"on"/"off" (throw InputError otherwise).
+Regions parse_regions(const std::string& s);
+PackThreads parse_pack_threads(const std::string& s);
+std::string to_string(Regions r);
+std::string to_string(PackThreads p);
+
+/// Choices made once for a whole plan.
+struct PlanOptions {
+  Regions regions = Regions::all;
+  PackThreads pack_threads = PackThreads::automatic;
+};
+
 /// A field as the plan sees it: its shape and which components travel.
 struct FieldSpec {
   FieldShape shape;
@@ -37,13 +58,22 @@ struct FieldSpec {
   }
 };
 
-/// One rectangular piece of one field inside a message.
+/// One rectangular piece of one field inside a message, with the copy
+/// kernels chosen for it when the plan was built. The kernels count from the
+/// field's data and from the part's start in the buffer.
 struct Part {
   int field = 0;
   Box box;
   std::vector<int> comps;  // sorted component indices
   size_t offset = 0;       // byte offset of this part in the packed message
   size_t bytes = 0;
+  std::vector<CopyKernel> pack, unpack;
+};
+
+/// A copy inside one field (a rank that is its own neighbour).
+struct FieldCopy {
+  int field = 0;
+  CopyKernel kernel;
 };
 
 /// What travels one way between this rank and one neighbour.
@@ -62,6 +92,9 @@ struct Link {
   bool self = false;   // the neighbour is this rank: copy, do not message
   int partner = -1;    // index in the stage of the link with the opposite offset
   Message send, recv;
+  /// Self links: what `send` describes copied straight into the partner's
+  /// `recv` regions, with no buffer in between.
+  std::vector<FieldCopy> local;
 };
 
 /// Links whose messages may all be in flight at once.
@@ -74,10 +107,11 @@ struct Stage {
 class Plan {
  public:
   /// Throws InputError if a field does not fit the decomposition.
-  Plan(const Decomposition& dec, std::vector<FieldSpec> fields);
+  Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions options = {});
 
   const Decomposition& decomposition() const { return *dec_; }
   const std::vector<FieldSpec>& fields() const { return fields_; }
+  const PlanOptions& options() const { return options_; }
 
   /// All 3^d - 1 neighbours at once (the direct pattern).
   const Stage& direct() const { return direct_; }
@@ -110,9 +144,11 @@ class Plan {
  private:
   std::vector<int> selected(int field, const Offset& o) const;
   void finish(Stage& stage) const;
+  void plan_local_copies(Stage& stage) const;
 
   const Decomposition* dec_;
   std::vector<FieldSpec> fields_;
+  PlanOptions options_;
   Stage direct_;
   std::vector<Stage> staged_;
   std::string staged_problem_;

@@ -47,9 +47,9 @@ struct LbConfig {
   long steps = 100;
   std::string kernel = "aa";      // aa (in place) or pull (two grids)
   Layout layout = Layout::soa;
-  std::string strategy = "staged";
+  std::string strategy = "auto";
   std::string overlap = "none";   // none, interior or map
-  std::string halo = "auto";      // auto, reduced or full
+  std::string halo = "reduced";   // reduced or full
   double progress_s = 2.0;        // seconds between progress lines; 0: none
   // [monitor]
   long monitor_every = 1;

@@ -1,0 +1,60 @@
+#pragma once
+// `haloex bench pack`: pack, unpack and local copy of every kind of halo box
+// (faces, edges and corners of each dimension) timed alone, against a plain
+// copy of the same bytes in the same run: how close packing comes to the
+// machine's copy speed, with no MPI in the way.
+#include <mpi.h>
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "haloex/bench/stats.hpp"
+#include "haloex/field/field.hpp"
+#include "haloex/halo/plan.hpp"
+
+namespace haloex {
+
+struct PackBenchOptions {
+  int ndim = 3;
+  std::vector<long> sizes{64};  // subdomain edge L (an L^d field per rank)
+  int ncomp = 19;
+  int halo = 1;
+  ElementType type = ElementType::f64;
+  std::vector<Layout> layouts{Layout::aos, Layout::soa};
+  std::string plan = "full";  // full or reduced (the LB's crossing populations)
+  std::string velocity_set = "D3Q19";
+  PackThreads pack_threads = PackThreads::automatic;
+  long iterations = 0;  // calls per sample; 0: enough to move about 8 MB
+  int repeats = 5;
+  int warmup = 3;
+  bool progress = true;
+};
+
+/// One box kind of one layout at one size.
+struct PackBenchResult {
+  long size = 0;
+  Layout layout = Layout::aos;
+  std::string box;      // offset name of the halo region, e.g. "x+", "x+y+"
+  std::string kind;     // face, edge or corner
+  std::string kernels;  // the pack kernels the plan chose, e.g. "fixed19"
+  double bytes = 0;     // bytes packed per call
+  double touched_bytes = 0;  // cache lines of the field that one pack reads, in bytes
+  long calls = 0;
+  std::vector<double> pack_s, unpack_s, local_s, copy_s;  // per call, per sample
+  Summary pack, unpack, local, copy;
+  double pack_ratio_to_copy = 0, unpack_ratio_to_copy = 0, local_ratio_to_copy = 0;  // copy time / time
+};
+
+/// Run the benchmark on every rank at once (collective; each rank works on
+/// its own field). Rank 0 gets the results, each sample the slowest rank's.
+std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOptions& opt, std::ostream& log);
+
+std::string format_pack_table(const PackBenchOptions& opt, const std::vector<PackBenchResult>& results);
+
+std::vector<nlohmann::json> pack_bench_records(MPI_Comm comm, const PackBenchOptions& opt,
+                                               const std::vector<PackBenchResult>& results);
+
+}  // namespace haloex

@@ -1,0 +1,144 @@
+// `auto`: times every strategy that can serve the plan, on scratch copies of
+// its fields, and runs the fastest. The choice is the same on every rank:
+// all ranks time the same candidates the same number of times and decide on
+// the slowest rank's times, which one reduction gives to all.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+
+#include "factories.hpp"
+
+namespace haloex {
+
+namespace {
+
+class Auto final : public Strategy {
+ public:
+  Auto(const Plan& plan, AutoOptions opt) : Strategy(plan) {
+    if (opt.samples < 1 || opt.max_calls < 1 || !(opt.sample_s > 0))
+      throw InputError("auto: samples, max_calls and sample_s must be positive");
+    MPI_Comm comm = plan.decomposition().comm();
+    // Scratch fields of the plan's shapes: timing on the caller's fields
+    // could change them (a transposed plan writes into the interior).
+    std::vector<Buffer> scratch;
+    std::vector<FieldView> views;
+    for (const FieldSpec& f : plan.fields()) {
+      scratch.emplace_back(static_cast<size_t>(f.shape.elements()) * element_size(f.shape.type));
+      std::memset(scratch.back().data(), 0, scratch.back().size());
+      views.push_back(FieldView{f.shape, scratch.back().data()});
+    }
+    std::vector<std::unique_ptr<Strategy>> cands = candidates_for(plan, comm);
+    if (cands.empty()) throw InputError("auto: no registered strategy can serve this plan");
+
+    auto exchange = [&](Strategy& s, int calls) {
+      for (int i = 0; i < calls; ++i) s.exchange(views);
+    };
+    for (auto& c : cands) exchange(*c, 2);  // warm-up: first-touch, eager/rendezvous set-up
+    // Calls per sample: enough for sample_s on the slowest rank.
+    std::vector<double> once(cands.size());
+    for (size_t c = 0; c < cands.size(); ++c) once[c] = timed(comm, [&] { exchange(*cands[c], 1); });
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, once.data(), static_cast<int>(once.size()), MPI_DOUBLE, MPI_MAX, comm),
+              "MPI_Allreduce");
+    std::vector<int> calls(cands.size());
+    for (size_t c = 0; c < cands.size(); ++c)
+      calls[c] = std::clamp(static_cast<int>(std::ceil(opt.sample_s / std::max(once[c], 1e-9))), 1, opt.max_calls);
+    // Samples, candidates interleaved so drifts in load touch them alike.
+    const size_t n = cands.size(), k = static_cast<size_t>(opt.samples);
+    std::vector<double> t(n * k);
+    for (size_t r = 0; r < k; ++r)
+      for (size_t c = 0; c < n; ++c) {
+        double s = timed(comm, [&] { exchange(*cands[c], calls[c]); }) / calls[c];
+        if (opt.timing) s = opt.timing(cands[c]->name(), s);
+        t[c * k + r] = s;
+      }
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, comm),
+              "MPI_Allreduce");
+    for (size_t c = 0; c < n; ++c) {
+      std::vector<double> v(t.begin() + static_cast<long>(c * k), t.begin() + static_cast<long>((c + 1) * k));
+      std::nth_element(v.begin(), v.begin() + static_cast<long>(k / 2), v.end());
+      double median = v[k / 2];
+      if (k % 2 == 0) median = (median + *std::max_element(v.begin(), v.begin() + static_cast<long>(k / 2))) / 2;
+      measured_.push_back({std::string(cands[c]->name()), median});
+    }
+    // Stable: ties go to the earlier registry entry on every rank alike.
+    std::vector<size_t> order(n);
+    for (size_t c = 0; c < n; ++c) order[c] = c;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return measured_[a].median_s < measured_[b].median_s; });
+    chosen_ = std::move(cands[order.front()]);
+    std::vector<CandidateTime> sorted;
+    for (size_t c : order) sorted.push_back(measured_[c]);
+    measured_ = std::move(sorted);
+    chosen_->reset_times();
+  }
+
+  std::string_view name() const override { return "auto"; }
+  std::string_view resolved_name() const override { return chosen_->name(); }
+  std::vector<CandidateTime> candidates() const override { return measured_; }
+  const HaloTimes& times() const override { return chosen_->times(); }
+  void reset_times() override { chosen_->reset_times(); }
+
+ private:
+  // Every other registered strategy that every rank could build.
+  static std::vector<std::unique_ptr<Strategy>> candidates_for(const Plan& plan, MPI_Comm comm) {
+    std::vector<std::unique_ptr<Strategy>> built;
+    std::vector<int> ok;
+    for (const StrategyInfo& s : strategies()) {
+      if (std::string_view(s.name) == "auto") continue;
+      try {
+        built.push_back(s.make(plan));
+        ok.push_back(1);
+      } catch (const InputError&) {
+        // Some refusals depend on this rank's place in the grid (a staged
+        // plan next to a wall), so the ranks agree below.
+        built.push_back(nullptr);
+        ok.push_back(0);
+      }
+    }
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, ok.data(), static_cast<int>(ok.size()), MPI_INT, MPI_MIN, comm),
+              "MPI_Allreduce");
+    std::vector<std::unique_ptr<Strategy>> out;
+    for (size_t i = 0; i < built.size(); ++i)
+      if (ok[i]) out.push_back(std::move(built[i]));
+    return out;
+  }
+
+  template <class Body>
+  static double timed(MPI_Comm comm, Body&& body) {
+    mpi_check(MPI_Barrier(comm), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    body();
+    return MPI_Wtime() - t0;
+  }
+
+  void do_begin(std::span<const FieldView> fields) override { chosen_->begin(fields); }
+  void do_end(std::span<const FieldView>) override { chosen_->end(); }
+
+  std::unique_ptr<Strategy> chosen_;
+  std::vector<CandidateTime> measured_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_auto(const Plan& plan, AutoOptions options) {
+  return std::make_unique<Auto>(plan, std::move(options));
+}
+
+std::unique_ptr<Strategy> make_auto_default(const Plan& plan) { return make_auto(plan); }
+
+std::string auto_choice_text(const Strategy& s) {
+  const std::vector<CandidateTime> c = s.candidates();
+  if (c.empty()) return {};
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2) << "auto chose " << c.front().strategy << ": "
+      << c.front().median_s * 1e6 << " us per exchange (median of the slowest rank)";
+  if (c.size() > 1)
+    out << "; next " << c[1].strategy << " " << c[1].median_s / c.front().median_s << "x, slowest "
+        << c.back().strategy << " " << c.back().median_s / c.front().median_s << "x, of " << c.size()
+        << " strategies timed";
+  return out.str();
+}
+
+}  // namespace haloex

@@ -1,0 +1,270 @@
+#include "haloex/halo/copy_kernel.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+namespace haloex {
+
+long Walk::elements() const {
+  long e = table.empty() ? 1 : static_cast<long>(table.size());
+  for (long x : n) e *= x;
+  return e;
+}
+
+namespace {
+
+// Components with a constant step can be one more loop; others need a table.
+bool constant_step(const std::vector<int>& c) {
+  for (size_t i = 2; i < c.size(); ++i)
+    if (c[i] - c[i - 1] != c[1] - c[0]) return false;
+  return true;
+}
+
+}  // namespace
+
+std::vector<Walk> field_walks(const FieldShape& s, const Box& box, const std::vector<int>& comps) {
+  const long ss = s.site_stride, cs = s.comp_stride;
+  const long site0 = s.site(box.lo[0], box.lo[1], box.lo[2]);
+  const std::vector<long> ext{box.extent(0), box.extent(1), box.extent(2)};
+  const std::vector<long> sites{s.stride[0] * ss, s.stride[1] * ss, ss};
+  const long nc = static_cast<long>(comps.size());
+  const long step = nc > 1 ? (comps[1] - comps[0]) * cs : cs;
+  if (constant_step(comps)) {
+    Walk w;
+    w.base = site0 * ss + comps[0] * cs;
+    if (s.layout == Layout::aos) {
+      w.n = {ext[0], ext[1], ext[2], nc};
+      w.stride = {sites[0], sites[1], sites[2], step};
+    } else {
+      w.n = {nc, ext[0], ext[1], ext[2]};
+      w.stride = {step, sites[0], sites[1], sites[2]};
+    }
+    return {w};
+  }
+  if (s.layout == Layout::aos) {
+    Walk w{ext, sites, site0 * ss, {}};
+    for (int c : comps) w.table.push_back(c * cs);
+    return {w};
+  }
+  std::vector<Walk> out;
+  for (int c : comps) out.push_back(Walk{ext, sites, site0 * ss + c * cs, {}});
+  return out;
+}
+
+Walk contiguous_like(const Walk& w, long base) {
+  Walk c;
+  c.n = w.n;
+  c.stride.assign(w.n.size(), 0);
+  c.base = base;
+  long step = w.table.empty() ? 1 : static_cast<long>(w.table.size());
+  for (size_t i = w.n.size(); i-- > 0;) {
+    c.stride[i] = step;
+    step *= w.n[i];
+  }
+  c.table.resize(w.table.size());
+  std::iota(c.table.begin(), c.table.end(), 0L);
+  return c;
+}
+
+CopyKernel::CopyKernel(const Walk& src, const Walk& dst, size_t element_bytes)
+    : src_base_(src.base), dst_base_(dst.base), src_table_(src.table), dst_table_(dst.table), elem_(element_bytes) {
+  if (src.n != dst.n || src.table.size() != dst.table.size() || src.stride.size() != src.n.size() ||
+      dst.stride.size() != dst.n.size())
+    throw Error("copy kernel: the two sides of a copy visit different loops");
+  if (elem_ != 4 && elem_ != 8) throw Error("copy kernel: elements must be 4 or 8 bytes");
+  // Loops of one iteration go; a loop that continues the one inside it on
+  // both sides (outer stride = inner stride * inner count) merges with it.
+  std::vector<Loop> loops;
+  for (size_t i = 0; i < src.n.size(); ++i) {
+    if (src.n[i] == 0) {  // nothing to copy
+      loops.assign(1, Loop{0, 1, 1});
+      break;
+    }
+    if (src.n[i] == 1) continue;
+    loops.push_back(Loop{src.n[i], src.stride[i], dst.stride[i]});
+  }
+  for (size_t i = loops.size(); i-- > 1;) {
+    Loop& out = loops[i - 1];
+    const Loop& in = loops[i];
+    if (out.src == in.src * in.n && out.dst == in.dst * in.n) {
+      out = Loop{out.n * in.n, in.src, in.dst};
+      loops.erase(loops.begin() + static_cast<long>(i));
+    }
+  }
+  if (loops.empty()) loops.push_back(Loop{1, 1, 1});
+  if (loops.size() > outer_.size() + 1) throw Error("copy kernel: more loops than a box and its components have");
+  inner_ = loops.back();
+  loops.pop_back();
+  // Outer loops fill the array from the inside, so unused ones are outermost.
+  const size_t pad = outer_.size() - loops.size();
+  for (size_t i = 0; i < loops.size(); ++i) outer_[pad + i] = loops[i];
+  choose();
+}
+
+CopyKernel CopyKernel::reversed() const {
+  CopyKernel k = *this;
+  for (Loop& l : k.outer_) std::swap(l.src, l.dst);
+  std::swap(k.inner_.src, k.inner_.dst);
+  std::swap(k.src_base_, k.dst_base_);
+  std::swap(k.src_table_, k.dst_table_);
+  k.choose();
+  return k;
+}
+
+size_t CopyKernel::bytes() const {
+  long e = inner_.n * (src_table_.empty() ? 1 : static_cast<long>(src_table_.size()));
+  for (const Loop& l : outer_) e *= l.n;
+  return static_cast<size_t>(e) * elem_;
+}
+
+void CopyKernel::run(const std::byte* src, std::byte* dst) const { fn_(*this, src, dst); }
+
+// The loop bodies, on unsigned integers of the element's width: a copy moves
+// bits, never values (no NaN canonicalisation, no denormal flushing).
+template <class U>
+struct KernelBodies {
+  using K = CopyKernel;
+
+  // The outer loops, shared among the team; `body` copies one inner loop.
+  template <class Body>
+  static void rows(const K& k, const std::byte* sb, std::byte* db, Body body) {
+    const U* s = reinterpret_cast<const U*>(sb) + k.src_base_;
+    U* d = reinterpret_cast<U*>(db) + k.dst_base_;
+    // Locals, so the stores through `d` cannot make the compiler reload them.
+    const long n0 = k.outer_[0].n, n1 = k.outer_[1].n, n2 = k.outer_[2].n;
+    const long s0 = k.outer_[0].src, s1 = k.outer_[1].src, s2 = k.outer_[2].src;
+    const long d0 = k.outer_[0].dst, d1 = k.outer_[1].dst, d2 = k.outer_[2].dst;
+#pragma omp for collapse(3) schedule(static) nowait
+    for (long a = 0; a < n0; ++a)
+      for (long b = 0; b < n1; ++b)
+        for (long c = 0; c < n2; ++c) body(s + a * s0 + b * s1 + c * s2, d + a * d0 + b * d1 + c * d2);
+  }
+
+  // Contiguous rows of a run-time length.
+  static void run_rows(const K& k, const std::byte* s, std::byte* d) {
+    const long n = k.inner_.n;
+    if (n * static_cast<long>(sizeof(U)) >= 4096) {
+      rows(k, s, d, [n](const U* __restrict a, U* __restrict b) { std::memcpy(b, a, sizeof(U) * n); });
+    } else {
+      rows(k, s, d, [n](const U* __restrict a, U* __restrict b) {
+#pragma omp simd
+        for (long i = 0; i < n; ++i) b[i] = a[i];
+      });
+    }
+  }
+
+  // Contiguous rows whose length the compiler knows: unrolled vector moves
+  // instead of a library call per row.
+  template <int N>
+  static void run_fixed(const K& k, const std::byte* s, std::byte* d) {
+    rows(k, s, d, [](const U* __restrict a, U* __restrict b) { std::memcpy(b, a, N * sizeof(U)); });
+  }
+
+  // Few long contiguous rows: the team splits each row into chunks, so a
+  // large block is copied by every thread, not by one.
+  static void run_block(const K& k, const std::byte* sb, std::byte* db) {
+    constexpr long chunk = 8192;  // elements: 32-64 KiB, many pages per thread
+    const U* s = reinterpret_cast<const U*>(sb) + k.src_base_;
+    U* d = reinterpret_cast<U*>(db) + k.dst_base_;
+    const auto& o = k.outer_;
+    const long n = k.inner_.n, per_row = (n + chunk - 1) / chunk;
+    const long rows_total = o[0].n * o[1].n * o[2].n;
+#pragma omp for schedule(static) nowait
+    for (long t = 0; t < rows_total * per_row; ++t) {
+      const long r = t / per_row, at = (t % per_row) * chunk;
+      const long a = r / (o[1].n * o[2].n), b = (r / o[2].n) % o[1].n, c = r % o[2].n;
+      const long so = a * o[0].src + b * o[1].src + c * o[2].src + at;
+      const long dof = a * o[0].dst + b * o[1].dst + c * o[2].dst + at;
+      std::memcpy(d + dof, s + so, sizeof(U) * std::min(chunk, n - at));
+    }
+  }
+
+  // A strided inner loop on one or both sides (a face normal to the fastest
+  // dimension, a single component of many).
+  template <bool SrcUnit, bool DstUnit>
+  static void run_strided(const K& k, const std::byte* s, std::byte* d) {
+    const long n = k.inner_.n, ss = SrcUnit ? 1 : k.inner_.src, ds = DstUnit ? 1 : k.inner_.dst;
+    rows(k, s, d, [n, ss, ds](const U* __restrict a, U* __restrict b) {
+      for (long i = 0; i < n; ++i) b[i * ds] = a[i * ss];
+    });
+  }
+
+  // A component table applied at every step of the inner loop (an irregular
+  // subset of AoS components: the reduced LB halo).
+  template <int NC>
+  static void run_table(const K& k, const std::byte* s, std::byte* d) {
+    long st[NC], dt[NC];
+    for (int q = 0; q < NC; ++q) st[q] = k.src_table_[q], dt[q] = k.dst_table_[q];
+    const long n = k.inner_.n, ss = k.inner_.src, ds = k.inner_.dst;
+    rows(k, s, d, [&](const U* __restrict a, U* __restrict b) {
+      for (long i = 0; i < n; ++i)
+        for (int q = 0; q < NC; ++q) b[i * ds + dt[q]] = a[i * ss + st[q]];
+    });
+  }
+
+  static void run_table_any(const K& k, const std::byte* s, std::byte* d) {
+    const long* st = k.src_table_.data();
+    const long* dt = k.dst_table_.data();
+    const long nt = static_cast<long>(k.src_table_.size());
+    const long n = k.inner_.n, ss = k.inner_.src, ds = k.inner_.dst;
+    rows(k, s, d, [=](const U* __restrict a, U* __restrict b) {
+      for (long i = 0; i < n; ++i)
+        for (long q = 0; q < nt; ++q) b[i * ds + dt[q]] = a[i * ss + st[q]];
+    });
+  }
+
+  using Fn = void (*)(const K&, const std::byte*, std::byte*);
+
+  template <int... N>
+  static Fn fixed_of(long n, std::integer_sequence<int, N...>) {
+    Fn f = nullptr;
+    ((n == N ? (f = &run_fixed<N>, 0) : 0), ...);
+    return f;
+  }
+  template <int... N>
+  static Fn table_of(long n, std::integer_sequence<int, N...>) {
+    Fn f = nullptr;
+    ((n == N ? (f = &run_table<N>, 0) : 0), ...);
+    return f;
+  }
+
+  static void choose(K& k) {
+    const long rows_total = k.outer_[0].n * k.outer_[1].n * k.outer_[2].n;
+    const long row_bytes = k.inner_.n * static_cast<long>(sizeof(U));
+    if (!k.src_table_.empty()) {
+      const long nt = static_cast<long>(k.src_table_.size());
+      k.fn_ = table_of(nt, std::integer_sequence<int, 2, 3, 4, 5, 6, 7, 8, 9>{});
+      k.name_ = k.fn_ ? "table" + std::to_string(nt) : "table";
+      if (!k.fn_) k.fn_ = &run_table_any;
+    } else if (k.inner_.src == 1 && k.inner_.dst == 1) {
+      // Fixed lengths: the component counts of the velocity sets and small
+      // halo widths times them.
+      Fn f = fixed_of(k.inner_.n, std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 8, 9, 10, 15, 18, 19, 27>{});
+      if (row_bytes >= 64 * 1024 && rows_total < 64) {
+        k.fn_ = &run_block, k.name_ = "block";
+      } else if (f) {
+        k.fn_ = f, k.name_ = "fixed" + std::to_string(k.inner_.n);
+      } else {
+        k.fn_ = &run_rows, k.name_ = "rows";
+      }
+    } else if (k.inner_.dst == 1) {
+      k.fn_ = &run_strided<false, true>, k.name_ = "gather";
+    } else if (k.inner_.src == 1) {
+      k.fn_ = &run_strided<true, false>, k.name_ = "scatter";
+    } else {
+      k.fn_ = &run_strided<false, false>, k.name_ = "strided";
+    }
+  }
+};
+
+void CopyKernel::choose() {
+  if (elem_ == 8)
+    KernelBodies<std::uint64_t>::choose(*this);
+  else
+    KernelBodies<std::uint32_t>::choose(*this);
+}
+
+}  // namespace haloex
