@@ -346,3 +346,70 @@ TEST(HaloLarge, ThreadedPackingFillsHalosExactly) {
 
 }  // namespace
 }  // namespace haloex::test
+
+namespace haloex::test {
+namespace {
+
+// --- Faces-only plans and packing threads ------------------------------------
+
+// Faces arrive exactly; edges and corners keep their initial (untouched)
+// values. Packing on and off the team gives the same halos.
+TEST(FacesPlan, OnlyFacesArriveForEveryStrategyAndThreadSetting) {
+  const DecompositionSpec spec = spec_of(3, true);
+  const auto face_only = [](const Offset& o, int) { return (o[0] != 0) + (o[1] != 0) + (o[2] != 0) == 1; };
+  for (const std::string& name : strategy_names()) {
+    if (red_black_impossible(name, spec, spec.procs)) continue;
+    for (PackThreads pt : {PackThreads::off, PackThreads::on})
+      for (Layout layout : {Layout::aos, Layout::soa}) {
+        Decomposition dec(MPI_COMM_WORLD, spec);
+        Field<double> f(dec, 3, 1, layout);
+        PlanOptions po;
+        po.regions = haloex::Regions::faces;
+        po.pack_threads = pt;
+        Plan plan(dec, {FieldSpec::of(f)}, po);
+        auto s = make_strategy(name, plan);
+        initialise(f, dec);
+        FieldView v = f.view();
+        s->exchange({&v, 1});
+        EXPECT_EQ(global_sum(count_wrong(f, dec, face_only, name.c_str()), MPI_COMM_WORLD), 0)
+            << name << " " << to_string(pt) << " " << to_string(layout);
+      }
+  }
+}
+
+// --- auto ---------------------------------------------------------------------
+
+// A timing source that makes one strategy look fastest must make auto pick
+// it, on every rank alike.
+TEST(AutoStrategy, PicksWhatItsTimingSourcePrefers) {
+  const DecompositionSpec spec = spec_of(3, false);
+  Decomposition dec(MPI_COMM_WORLD, spec);
+  Field<double> f(dec, 19, 1, Layout::aos);
+  Plan plan(dec, {FieldSpec::of(f)});
+  for (const char* wanted : {"sendrecv", "persistent"}) {
+    AutoOptions o;
+    o.samples = 3;
+    o.sample_s = 1e-4;
+    o.timing = [wanted](std::string_view name, double t) { return name == wanted ? t * 1e-6 : t + 1.0; };
+    auto s = make_auto(plan, o);
+    EXPECT_EQ(s->name(), "auto");
+    EXPECT_EQ(s->resolved_name(), wanted);
+    // Every rank chose the same: compare the index in the registry.
+    const auto names = strategy_names();
+    const int mine = static_cast<int>(std::find(names.begin(), names.end(), std::string(s->resolved_name())) -
+                                      names.begin());
+    int lo = 0, hi = 0;
+    MPI_Allreduce(&mine, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(lo, hi);
+    EXPECT_NE(auto_choice_text(*s).find(std::string("auto chose ") + wanted), std::string::npos);
+    // And what it runs fills the halos exactly.
+    initialise(f, dec);
+    FieldView v = f.view();
+    s->exchange({&v, 1});
+    EXPECT_EQ(global_sum(count_wrong(f, dec, {}, "auto"), MPI_COMM_WORLD), 0);
+  }
+}
+
+}  // namespace
+}  // namespace haloex::test
