@@ -126,8 +126,7 @@ std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOption
         Buffer buf(send.bytes), a(send.bytes), b(send.bytes);
         std::memset(a.data(), 1, send.bytes);
         const PackJob pj{&send, buf.data()}, uj{&recv, buf.data()};
-        const bool team = opt.pack_threads == PackThreads::on ||
-                          (opt.pack_threads == PackThreads::automatic && send.bytes >= pack_threading_threshold);
+        const bool team = packs_on_team(opt.pack_threads, send.bytes);
         const long calls = opt.iterations > 0 ? opt.iterations
                                               : std::max<long>(10, static_cast<long>(8e6 / static_cast<double>(send.bytes)));
         auto do_pack = [&] { pack({&pj, 1}, fields, opt.pack_threads); };

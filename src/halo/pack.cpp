@@ -9,18 +9,13 @@ namespace haloex {
 
 namespace {
 
-// Whether a copy of this many bytes runs on the OpenMP team.
-bool threaded(PackThreads mode, size_t bytes) {
-  return mode == PackThreads::on || (mode == PackThreads::automatic && bytes >= pack_threading_threshold);
-}
-
 // Each part's kernels share their loops among the team (omp for nowait), so
 // one parallel region covers every part of every message.
 template <bool ToBuffer>
 void move_all(std::span<const PackJob> jobs, std::span<const FieldView> fields, PackThreads mode) {
   size_t total = 0;
   for (const PackJob& j : jobs) total += j.message->bytes;
-#pragma omp parallel if (threaded(mode, total))
+#pragma omp parallel if (packs_on_team(mode, total))
   for (const PackJob& j : jobs)
     for (const Part& p : j.message->parts) {
       std::byte* field = fields[p.field].data;
@@ -34,6 +29,10 @@ void move_all(std::span<const PackJob> jobs, std::span<const FieldView> fields, 
 
 }  // namespace
 
+bool packs_on_team(PackThreads mode, size_t bytes) {
+  return mode == PackThreads::on || (mode == PackThreads::automatic && bytes >= pack_threading_threshold);
+}
+
 void pack(std::span<const PackJob> jobs, std::span<const FieldView> fields, PackThreads threads) {
   move_all<true>(jobs, fields, threads);
 }
@@ -43,7 +42,7 @@ void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields, Pa
 }
 
 void copy_local(const Link& link, std::span<const FieldView> fields, PackThreads threads) {
-#pragma omp parallel if (threaded(threads, link.send.bytes))
+#pragma omp parallel if (packs_on_team(threads, link.send.bytes))
   for (const FieldCopy& c : link.local) c.kernel.run(fields[c.field].data, fields[c.field].data);
 }
 

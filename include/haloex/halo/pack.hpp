@@ -14,6 +14,9 @@ namespace haloex {
 /// a team costs more than copying a few kilobytes.
 inline constexpr size_t pack_threading_threshold = 32 * 1024;
 
+/// Whether packing `bytes` in one call runs on the OpenMP team.
+bool packs_on_team(PackThreads mode, size_t bytes);
+
 /// A message and the buffer it is packed into or unpacked from.
 struct PackJob {
   const Message* message;
