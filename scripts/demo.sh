@@ -24,7 +24,9 @@ echo
 "${lab[@]}" report "$out"
 echo
 # One real case from examples/: flow past a cylinder, with its timer table.
-"${launch[@]}" "$build/haloex" lb examples/cylinder.toml --set run.steps=300 -o "$out/cylinder.json"
+# The halo strategy is left to `auto`, which times them all and says which
+# it chose ("# halo: auto chose ...").
+"${launch[@]}" "$build/haloex" lb examples/cylinder.toml --set run.steps=300 run.strategy=auto -o "$out/cylinder.json"
 echo
 # The stencil on 2 ranks against the serial reference, as the paper validates.
 "$build/haloex" stencil --serial -q -o "$out/stencil-serial.npy"

@@ -21,9 +21,10 @@ inline double global_value(const Decomposition& dec, const std::array<long, 3>& 
   return 1.0 + c + static_cast<double>(ncomp) * static_cast<double>(lin);
 }
 
-/// Interior gets global values, halo gets sentinels.
+/// Interior gets global values (plus `shift`, so that successive exchanges
+/// carry different data), halo gets sentinels.
 template <class T>
-void initialise(Field<T>& f, const Decomposition& dec) {
+void initialise(Field<T>& f, const Decomposition& dec, double shift = 0) {
   const FieldShape& s = f.shape();
   const Box all = s.allocated();
   for (long i = all.lo[0]; i < all.hi[0]; ++i)
@@ -32,7 +33,8 @@ void initialise(Field<T>& f, const Decomposition& dec) {
         for (int c = 0; c < s.ncomp; ++c) {
           const long e = s.element(i, j, k, c);
           if (s.interior().contains(i, j, k))
-            f.data()[e] = static_cast<T>(global_value(dec, {dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k}, c, s.ncomp));
+            f.data()[e] = static_cast<T>(
+                shift + global_value(dec, {dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k}, c, s.ncomp));
           else
             f.data()[e] = static_cast<T>(-1.0 - static_cast<double>(e));
         }
@@ -45,7 +47,7 @@ using Regions = std::function<bool(const Offset&)>;
 /// first few are printed with their coordinates).
 template <class T>
 long count_wrong(const Field<T>& f, const Decomposition& dec, const Expect& expect, const char* label,
-                 const Regions& regions = {}) {
+                 const Regions& regions = {}, double shift = 0) {
   const FieldShape& s = f.shape();
   const Box all = s.allocated();
   long wrong = 0;
@@ -69,7 +71,7 @@ long count_wrong(const Field<T>& f, const Decomposition& dec, const Expect& expe
         for (int c = 0; c < s.ncomp; ++c) {
           const long e = s.element(i, j, k, c);
           const bool filled = !halo || (exists && (!expect || expect(o, c)));
-          const T want = filled ? static_cast<T>(global_value(dec, g, c, s.ncomp)) : static_cast<T>(-1.0 - static_cast<double>(e));
+          const T want = filled ? static_cast<T>(shift + global_value(dec, g, c, s.ncomp)) : static_cast<T>(-1.0 - static_cast<double>(e));
           const T got = f.data()[e];
           if (std::memcmp(&got, &want, sizeof(T)) != 0) {
             if (wrong < 5)

@@ -37,7 +37,8 @@ bool red_black_impossible(const std::string& strategy, const DecompositionSpec& 
 }
 
 bool is_staged_family(const std::string& s) {
-  return s != "direct" && s != "direct-waitany" && s != "persistent" && s != "neighbor" && s != "auto";
+  return s != "direct" && s != "direct-waitany" && s != "persistent" && s != "neighbor" && s != "shm" &&
+         s != "auto";
 }
 
 // Exchange once with begin/end and once more with exchange() on the same
@@ -409,6 +410,42 @@ TEST(AutoStrategy, PicksWhatItsTimingSourcePrefers) {
     s->exchange({&v, 1});
     EXPECT_EQ(global_sum(count_wrong(f, dec, {}, "auto"), MPI_COMM_WORLD), 0);
   }
+}
+
+// --- shm: node neighbours through shared memory, the rest through MPI --------
+
+// node_size 0 puts every rank on the (real) node; 1 makes every rank a node
+// of its own (all MPI); 2 mixes both paths. Several exchanges with different
+// data in a row, begun and ended apart, catch a reader that takes a stale
+// slot or a writer that overwrites one still being read.
+template <class T>
+long shm_rounds(int node_size, Layout layout, bool faces) {
+  DecompositionSpec spec = spec_of(3, false);
+  Decomposition dec(MPI_COMM_WORLD, spec);
+  Field<T> f(dec, 19, 2, layout);
+  Plan plan(dec, {FieldSpec::of(f)}, PlanOptions{faces ? haloex::Regions::faces : haloex::Regions::all, PackThreads::automatic});
+  auto s = make_shm(plan, ShmOptions{node_size});
+  FieldView v = f.view();
+  long wrong = 0;
+  for (int round = 1; round <= 5; ++round) {
+    const double shift = 100000.0 * round;
+    initialise(f, dec, shift);
+    s->begin({&v, 1});
+    s->end();
+    Regions only_faces = [](const Offset& o) { return std::abs(o[0]) + std::abs(o[1]) + std::abs(o[2]) == 1; };
+    wrong += count_wrong(f, dec, {}, "shm", faces ? only_faces : Regions{}, shift);
+  }
+  return global_sum(wrong, MPI_COMM_WORLD);
+}
+
+TEST(Shm, EveryNodeSplitFillsEveryHaloRoundAfterRound) {
+  for (int node_size : {0, 1, 2})
+    for (Layout layout : {Layout::aos, Layout::soa})
+      for (bool faces : {false, true}) {
+        SCOPED_TRACE("node_size " + std::to_string(node_size) + " " + to_string(layout) + (faces ? " faces" : " all"));
+        EXPECT_EQ(shm_rounds<double>(node_size, layout, faces), 0);
+        EXPECT_EQ(shm_rounds<float>(node_size, layout, faces), 0);
+      }
 }
 
 }  // namespace

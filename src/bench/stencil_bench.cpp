@@ -122,7 +122,7 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
 
     auto run_once = [&](Candidate& c, bool record) {
       mpi_check(MPI_Barrier(comm), "MPI_Barrier");
-      double t[3] = {0, 0, 0};
+      double t[6] = {0, 0, 0, 0, 0, 0};
       std::visit(
           [&](auto& app) {
             if (!app) return;
@@ -131,13 +131,23 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
             t[0] = app->times().total_s;
             t[1] = app->times().halo_s;
             t[2] = app->times().work_s;
+            if (const Strategy* s = app->strategy(); s && s->times().exchanges > 0) {
+              const HaloTimes& h = s->times();
+              const double n = static_cast<double>(h.exchanges);
+              t[3] = h.pack_s / n, t[4] = h.mpi_s() / n, t[5] = h.unpack_s / n;
+              c.result.resolved_strategy = s->resolved_name();
+            }
           },
           c.app);
-      for (double& x : t) x = max_over(comm, x);  // serial: rank 0's, the others give 0
+      mpi_check(MPI_Allreduce(MPI_IN_PLACE, t, 6, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");  // serial: rank 0's
       if (!record) return;
       c.result.total_s.push_back(t[0]);
       c.result.halo_s.push_back(t[1]);
       c.result.work_s.push_back(t[2]);
+      if (c.name == "serial") return;
+      c.result.pack_s.push_back(t[3]);
+      c.result.mpi_s.push_back(t[4]);
+      c.result.unpack_s.push_back(t[5]);
     };
     for (Candidate& c : cands)
       for (int w = 0; w < opt.warmup; ++w) run_once(c, false);
@@ -180,6 +190,7 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
       x.total = summarize(x.total_s);
       x.halo = summarize(x.halo_s);
       x.work = summarize(x.work_s);
+      if (!x.pack_s.empty()) x.pack = summarize(x.pack_s), x.mpi = summarize(x.mpi_s), x.unpack = summarize(x.unpack_s);
       x.updates_per_s = values * static_cast<double>(opt.iterations) / x.work.median;
       x.roofline_updates_per_s = bw.summary.median / bytes;
       if (!is_serial || ranks == 1) x.roofline_fraction = x.updates_per_s / x.roofline_updates_per_s;
@@ -219,8 +230,9 @@ std::string format_stencil_table(const StencilBenchOptions& opt, int ranks, cons
                         opt.ny, nz, grid[0], grid[1], b.summary.median / 1e9);
           s += line;
         }
-      std::snprintf(line, sizeof line, "%-15s %10s %10s %10s %7s %9s %10s %9s %10s\n", "strategy", "total_ms", "halo_ms",
-                    "work_ms", "halo_%", "halo/stg", "work_MLUPS", "roofline", "speedup");
+      std::snprintf(line, sizeof line, "%-20s %10s %10s %10s %7s %9s %10s %9s %10s %9s %9s %9s\n", "strategy",
+                    "total_ms", "halo_ms", "work_ms", "halo_%", "halo/stg", "work_MLUPS", "roofline", "speedup",
+                    "pack_us", "mpi_us", "unpack_us");
       s += line;
     }
     auto opt_num = [](double v, const char* fmt) {
@@ -229,11 +241,18 @@ std::string format_stencil_table(const StencilBenchOptions& opt, int ranks, cons
       std::snprintf(b, sizeof b, fmt, v);
       return std::string(b);
     };
-    std::snprintf(line, sizeof line, "%-15s %10.3f %10.3f %10.3f %7.1f %9s %10.1f %9s %10s\n", x.strategy.c_str(),
+    const std::string label = x.resolved_strategy.empty() || x.resolved_strategy == x.strategy
+                                  ? x.strategy
+                                  : x.strategy + ">" + x.resolved_strategy;
+    auto us = [&](const std::vector<double>& v, const Summary& m) {
+      return v.empty() ? std::string("-") : opt_num(m.median * 1e6 + 1e-9, "%.2f");
+    };
+    std::snprintf(line, sizeof line, "%-20s %10.3f %10.3f %10.3f %7.1f %9s %10.1f %9s %10s %9s %9s %9s\n", label.c_str(),
                   x.total.median * 1e3, x.halo.median * 1e3, x.work.median * 1e3,
                   100.0 * x.halo.median / x.total.median, opt_num(x.halo_ratio_to_staged, "%.3f").c_str(),
                   x.updates_per_s / 1e6, opt_num(x.roofline_fraction, "%.2f").c_str(),
-                  opt_num(x.speedup_vs_serial, "%.2f").c_str());
+                  opt_num(x.speedup_vs_serial, "%.2f").c_str(), us(x.pack_s, x.pack).c_str(),
+                  us(x.mpi_s, x.mpi).c_str(), us(x.unpack_s, x.unpack).c_str());
     s += line;
   }
   return s;
@@ -259,6 +278,20 @@ std::vector<nlohmann::json> stencil_bench_records(MPI_Comm comm, const StencilBe
     put_samples(j, "total_time_s", x.total_s);
     put_samples(j, "halo_time_s", x.halo_s);
     put_samples(j, "work_time_s", x.work_s);
+    if (!x.pack_s.empty()) {
+      // Per exchange, as bench halo reports them: total_s is the halo time
+      // of one exchange, the phases are each the slowest rank's.
+      j["resolved_strategy"] = x.resolved_strategy;
+      put_samples(j, "pack_time_per_call_s", x.pack_s);
+      put_samples(j, "mpi_time_per_call_s", x.mpi_s);
+      put_samples(j, "unpack_time_per_call_s", x.unpack_s);
+      j["pack_s"] = x.pack.median;
+      j["mpi_s"] = x.mpi.median;
+      j["unpack_s"] = x.unpack.median;
+      j["total_s"] = x.halo.median / static_cast<double>(opt.iterations);
+      if (x.pack.median > 0) j["pack_bytes_per_s"] = x.halo_bytes / x.pack.median;
+      if (x.unpack.median > 0) j["unpack_bytes_per_s"] = x.halo_bytes / x.unpack.median;
+    }
     j["work_updates_per_s"] = x.updates_per_s;
     j["bytes_per_update"] = 2 * element_size(opt.type);
     for (const StencilBandwidth& b : r.bandwidth)

@@ -8,15 +8,29 @@
 #include <iomanip>
 #include <sstream>
 
-#include "factories.hpp"
+#include "haloex/halo/strategy.hpp"
 
 namespace haloex {
 
+std::unique_ptr<Strategy> make_auto_default(const Plan& plan, std::string_view name);
+
 namespace {
+
+// Strategies within this factor of the fastest after the first round are
+// timed again, twice as long, and the choice is made among them.
+constexpr double final_margin = 1.15;
+
+double median(std::vector<double> v) {
+  const size_t k = v.size();
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(k / 2), v.end());
+  double m = v[k / 2];
+  if (k % 2 == 0) m = (m + *std::max_element(v.begin(), v.begin() + static_cast<long>(k / 2))) / 2;
+  return m;
+}
 
 class Auto final : public Strategy {
  public:
-  Auto(const Plan& plan, AutoOptions opt) : Strategy(plan) {
+  Auto(const Plan& plan, std::string_view name, AutoOptions opt) : Strategy(plan, name) {
     if (opt.samples < 1 || opt.max_calls < 1 || !(opt.sample_s > 0))
       throw InputError("auto: samples, max_calls and sample_s must be positive");
     MPI_Comm comm = plan.decomposition().comm();
@@ -29,7 +43,7 @@ class Auto final : public Strategy {
       std::memset(scratch.back().data(), 0, scratch.back().size());
       views.push_back(FieldView{f.shape, scratch.back().data()});
     }
-    std::vector<std::unique_ptr<Strategy>> cands = candidates_for(plan, comm);
+    std::vector<std::unique_ptr<Strategy>> cands = candidates_for(plan, comm, make_auto_default);
     if (cands.empty()) throw InputError("auto: no registered strategy can serve this plan");
 
     auto exchange = [&](Strategy& s, int calls) {
@@ -44,37 +58,56 @@ class Auto final : public Strategy {
     std::vector<int> calls(cands.size());
     for (size_t c = 0; c < cands.size(); ++c)
       calls[c] = std::clamp(static_cast<int>(std::ceil(opt.sample_s / std::max(once[c], 1e-9))), 1, opt.max_calls);
-    // Samples, candidates interleaved so drifts in load touch them alike.
-    const size_t n = cands.size(), k = static_cast<size_t>(opt.samples);
-    std::vector<double> t(n * k);
-    for (size_t r = 0; r < k; ++r)
-      for (size_t c = 0; c < n; ++c) {
-        double s = timed(comm, [&] { exchange(*cands[c], calls[c]); }) / calls[c];
-        if (opt.timing) s = opt.timing(cands[c]->name(), s);
-        t[c * k + r] = s;
-      }
-    mpi_check(MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, comm),
-              "MPI_Allreduce");
-    for (size_t c = 0; c < n; ++c) {
-      std::vector<double> v(t.begin() + static_cast<long>(c * k), t.begin() + static_cast<long>((c + 1) * k));
-      std::nth_element(v.begin(), v.begin() + static_cast<long>(k / 2), v.end());
-      double median = v[k / 2];
-      if (k % 2 == 0) median = (median + *std::max_element(v.begin(), v.begin() + static_cast<long>(k / 2))) / 2;
-      measured_.push_back({std::string(cands[c]->name()), median});
+    // Samples, candidates interleaved so drifts in load touch them alike;
+    // each rank's times, then the slowest rank's by one reduction per round.
+    const size_t n = cands.size();
+    std::vector<std::vector<double>> samples(n);
+    auto measure = [&](const std::vector<size_t>& who, int rounds) {
+      const size_t k = static_cast<size_t>(rounds);
+      std::vector<double> t(who.size() * k);
+      for (size_t r = 0; r < k; ++r)
+        for (size_t i = 0; i < who.size(); ++i) {
+          Strategy& c = *cands[who[i]];
+          double s = timed(comm, [&] { exchange(c, calls[who[i]]); }) / calls[who[i]];
+          if (opt.timing) s = opt.timing(c.name(), s);
+          t[i * k + r] = s;
+        }
+      mpi_check(MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, comm),
+                "MPI_Allreduce");
+      for (size_t i = 0; i < who.size(); ++i)
+        samples[who[i]].insert(samples[who[i]].end(), t.begin() + static_cast<long>(i * k),
+                               t.begin() + static_cast<long>((i + 1) * k));
+    };
+    // Fastest first; stable, so ties go to the earlier registry entry on
+    // every rank alike.
+    auto ranked = [&](std::vector<size_t> who) {
+      std::stable_sort(who.begin(), who.end(), [&](size_t a, size_t b) { return median(samples[a]) < median(samples[b]); });
+      return who;
+    };
+    std::vector<size_t> all(n);
+    for (size_t c = 0; c < n; ++c) all[c] = c;
+    measure(all, opt.samples);
+    std::vector<size_t> order = ranked(all);
+    // A final round between the few that came close: one noisy sample in the
+    // first round must not decide between strategies a few percent apart.
+    std::vector<size_t> finalists;
+    for (size_t c : order)
+      if (finalists.size() < 4 && median(samples[c]) <= final_margin * median(samples[order.front()]))
+        finalists.push_back(c);
+    if (finalists.size() > 1) {
+      measure(finalists, 2 * opt.samples);
+      finalists = ranked(finalists);
+      std::vector<size_t> rest;
+      for (size_t c : order)
+        if (std::find(finalists.begin(), finalists.end(), c) == finalists.end()) rest.push_back(c);
+      order = finalists;
+      order.insert(order.end(), rest.begin(), rest.end());
     }
-    // Stable: ties go to the earlier registry entry on every rank alike.
-    std::vector<size_t> order(n);
-    for (size_t c = 0; c < n; ++c) order[c] = c;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return measured_[a].median_s < measured_[b].median_s; });
+    for (size_t c : order) measured_.push_back({std::string(cands[c]->name()), median(samples[c])});
     chosen_ = std::move(cands[order.front()]);
-    std::vector<CandidateTime> sorted;
-    for (size_t c : order) sorted.push_back(measured_[c]);
-    measured_ = std::move(sorted);
     chosen_->reset_times();
   }
 
-  std::string_view name() const override { return "auto"; }
   std::string_view resolved_name() const override { return chosen_->name(); }
   std::vector<CandidateTime> candidates() const override { return measured_; }
   const HaloTimes& times() const override { return chosen_->times(); }
@@ -82,13 +115,14 @@ class Auto final : public Strategy {
 
  private:
   // Every other registered strategy that every rank could build.
-  static std::vector<std::unique_ptr<Strategy>> candidates_for(const Plan& plan, MPI_Comm comm) {
+  static std::vector<std::unique_ptr<Strategy>> candidates_for(const Plan& plan, MPI_Comm comm,
+                                                               decltype(StrategyInfo::make) self) {
     std::vector<std::unique_ptr<Strategy>> built;
     std::vector<int> ok;
     for (const StrategyInfo& s : strategies()) {
-      if (std::string_view(s.name) == "auto") continue;
+      if (s.make == self) continue;
       try {
-        built.push_back(s.make(plan));
+        built.push_back(s.make(plan, s.name));
         ok.push_back(1);
       } catch (const InputError&) {
         // Some refusals depend on this rank's place in the grid (a staged
@@ -123,10 +157,12 @@ class Auto final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_auto(const Plan& plan, AutoOptions options) {
-  return std::make_unique<Auto>(plan, std::move(options));
+  return std::make_unique<Auto>(plan, "auto", std::move(options));
 }
 
-std::unique_ptr<Strategy> make_auto_default(const Plan& plan) { return make_auto(plan); }
+std::unique_ptr<Strategy> make_auto_default(const Plan& plan, std::string_view name) {
+  return std::make_unique<Auto>(plan, name, AutoOptions{});
+}
 
 std::string auto_choice_text(const Strategy& s) {
   const std::vector<CandidateTime> c = s.candidates();

@@ -2,8 +2,7 @@
 // paper's non-blocking exchange, in three flavours of completion. Messages
 // that go to the same rank travel as one (PeerMessages), so a 2-rank
 // periodic dimension costs one message each way, not one per direction.
-#include "factories.hpp"
-
+#include "haloex/halo/strategy.hpp"
 #include "stage_ops.hpp"
 
 namespace haloex {
@@ -17,8 +16,8 @@ class Direct final : public Strategy {
  public:
   enum class Mode { waitall, waitany, persistent };
 
-  Direct(const Plan& plan, Mode mode)
-      : Strategy(plan), mode_(mode), to_(plan.direct(), &Link::send), from_(plan.direct(), &Link::recv) {
+  Direct(const Plan& plan, std::string_view name, Mode mode)
+      : Strategy(plan, name), mode_(mode), to_(plan.direct(), &Link::send), from_(plan.direct(), &Link::recv) {
     reqs_.resize(from_.blocks.size() + to_.blocks.size(), MPI_REQUEST_NULL);
     if (mode_ != Mode::persistent) return;
     // Requests are bound to fixed buffers once; begin() only starts them.
@@ -33,10 +32,6 @@ class Direct final : public Strategy {
       reqs.push_back(MPI_REQUEST_NULL);
       mpi_check(MPI_Send_init(to_.data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs.back()), "MPI_Send_init");
     }
-  }
-
-  std::string_view name() const override {
-    return mode_ == Mode::waitall ? "direct" : mode_ == Mode::waitany ? "direct-waitany" : "persistent";
   }
 
  private:
@@ -95,12 +90,14 @@ class Direct final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_direct(const Plan& plan) { return std::make_unique<Direct>(plan, Direct::Mode::waitall); }
-std::unique_ptr<Strategy> make_direct_waitany(const Plan& plan) {
-  return std::make_unique<Direct>(plan, Direct::Mode::waitany);
+std::unique_ptr<Strategy> make_direct(const Plan& plan, std::string_view name) {
+  return std::make_unique<Direct>(plan, name, Direct::Mode::waitall);
 }
-std::unique_ptr<Strategy> make_persistent(const Plan& plan) {
-  return std::make_unique<Direct>(plan, Direct::Mode::persistent);
+std::unique_ptr<Strategy> make_direct_waitany(const Plan& plan, std::string_view name) {
+  return std::make_unique<Direct>(plan, name, Direct::Mode::waitany);
+}
+std::unique_ptr<Strategy> make_persistent(const Plan& plan, std::string_view name) {
+  return std::make_unique<Direct>(plan, name, Direct::Mode::persistent);
 }
 
 }  // namespace haloex

@@ -2,7 +2,7 @@
 // are the plan's messages.
 #include <algorithm>
 
-#include "factories.hpp"
+#include "haloex/halo/strategy.hpp"
 #include "stage_ops.hpp"
 
 namespace haloex {
@@ -22,8 +22,8 @@ T* never_null(std::vector<T>& v) {
 
 class Neighbor final : public Strategy {
  public:
-  explicit Neighbor(const Plan& plan)
-      : Strategy(plan), to_(plan.direct(), &Link::send), from_(plan.direct(), &Link::recv) {
+  Neighbor(const Plan& plan, std::string_view name)
+      : Strategy(plan, name), to_(plan.direct(), &Link::send), from_(plan.direct(), &Link::recv) {
     // A periodic dimension with 1 or 2 ranks, or a grid with one rank along
     // some dimension, joins one pair of ranks by several messages. How blocks
     // of repeated edges are matched differs between MPI libraries (Open MPI
@@ -47,8 +47,6 @@ class Neighbor final : public Strategy {
               "MPI_Dist_graph_create_adjacent");
     verify_slots(srcs, static_cast<int>(dests.size()));
   }
-
-  std::string_view name() const override { return "neighbor"; }
 
  private:
   // Every rank sends its rank number along each edge and checks that slot k
@@ -91,6 +89,8 @@ class Neighbor final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_neighbor(const Plan& p) { return std::make_unique<Neighbor>(p); }
+std::unique_ptr<Strategy> make_neighbor(const Plan& p, std::string_view name) {
+  return std::make_unique<Neighbor>(p, name);
+}
 
 }  // namespace haloex

@@ -2,7 +2,7 @@
 // scatters the halo boxes itself (Ludwig's "via struct" exchange), no packing.
 #include <map>
 
-#include "factories.hpp"
+#include "haloex/halo/strategy.hpp"
 #include "stage_ops.hpp"
 
 namespace haloex {
@@ -77,10 +77,10 @@ Datatype message_type(const Message& m, std::span<const FieldView> fields) {
 
 class StagedTypes final : public Strategy {
  public:
-  explicit StagedTypes(const Plan& plan) : Strategy(plan) {
-    if (!plan.staged_problem().empty()) throw InputError("staged-types cannot serve this plan: " + plan.staged_problem());
+  StagedTypes(const Plan& plan, std::string_view name) : Strategy(plan, name) {
+    if (!plan.staged_problem().empty())
+      throw InputError(std::string(name) + " cannot serve this plan: " + plan.staged_problem());
   }
-  std::string_view name() const override { return "staged-types"; }
 
  private:
   // Datatypes hold absolute addresses, so they are built per set of field
@@ -107,39 +107,47 @@ class StagedTypes final : public Strategy {
     return cache_.emplace(std::move(key), std::move(ts)).first->second;
   }
 
+  // Each dimension completes before the next forwards it; the last one is
+  // left in flight for end(), so that overlapped work hides it.
   void do_begin(std::span<const FieldView> fields) override {
     const TypeSet& ts = types_for(fields);
-    MPI_Comm comm = plan_.decomposition().comm();
     const auto& stages = plan_.staged();
-    std::vector<MPI_Request>& reqs = reqs_;
     for (size_t d = 0; d < stages.size(); ++d) {
-      const Stage& st = stages[d];
-      copy_self(st, fields);
-      reqs.clear();
-      for (size_t i = 0; i < st.links.size(); ++i) {
-        const Link& l = st.links[i];
-        if (l.self || l.recv.empty()) continue;
-        reqs.push_back(MPI_REQUEST_NULL);
-        mpi_check(MPI_Irecv(MPI_BOTTOM, 1, ts.recv[d][i].get(), l.peer, l.recv.tag, comm, &reqs.back()), "MPI_Irecv");
-      }
-      for (size_t i = 0; i < st.links.size(); ++i) {
-        const Link& l = st.links[i];
-        if (l.self || l.send.empty()) continue;
-        reqs.push_back(MPI_REQUEST_NULL);
-        mpi_check(MPI_Issend(MPI_BOTTOM, 1, ts.send[d][i].get(), l.peer, l.send.tag, comm, &reqs.back()),
-                  "MPI_Issend");
-      }
-      mpi_check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      copy_self(stages[d], fields);
+      post(stages[d], ts.send[d], ts.recv[d]);
+      if (d + 1 < stages.size()) wait();
     }
   }
-  void do_end(std::span<const FieldView>) override {}
+  void do_end(std::span<const FieldView>) override { wait(); }
+
+  void post(const Stage& st, const std::vector<Datatype>& send, const std::vector<Datatype>& recv) {
+    MPI_Comm comm = plan_.decomposition().comm();
+    for (size_t i = 0; i < st.links.size(); ++i) {
+      const Link& l = st.links[i];
+      if (l.self || l.recv.empty()) continue;
+      reqs_.push_back(MPI_REQUEST_NULL);
+      mpi_check(MPI_Irecv(MPI_BOTTOM, 1, recv[i].get(), l.peer, l.recv.tag, comm, &reqs_.back()), "MPI_Irecv");
+    }
+    for (size_t i = 0; i < st.links.size(); ++i) {
+      const Link& l = st.links[i];
+      if (l.self || l.send.empty()) continue;
+      reqs_.push_back(MPI_REQUEST_NULL);
+      mpi_check(MPI_Isend(MPI_BOTTOM, 1, send[i].get(), l.peer, l.send.tag, comm, &reqs_.back()), "MPI_Isend");
+    }
+  }
+  void wait() {
+    mpi_check(MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    reqs_.clear();
+  }
 
   std::map<std::vector<const std::byte*>, TypeSet> cache_;
-  std::vector<MPI_Request> reqs_;  // kept to avoid an allocation per exchange
+  std::vector<MPI_Request> reqs_;  // of the dimension in flight; kept to avoid an allocation per exchange
 };
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_staged_types(const Plan& p) { return std::make_unique<StagedTypes>(p); }
+std::unique_ptr<Strategy> make_staged_types(const Plan& p, std::string_view name) {
+  return std::make_unique<StagedTypes>(p, name);
+}
 
 }  // namespace haloex

@@ -49,7 +49,7 @@ std::vector<std::string> strategy_names() {
 
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan) {
   for (const StrategyInfo& s : strategies())
-    if (name == s.name) return s.make(plan);
+    if (name == s.name) return s.make(plan, s.name);
   std::string valid;
   for (const StrategyInfo& s : strategies()) valid += (valid.empty() ? "" : ", ") + std::string(s.name);
   throw InputError("unknown halo strategy '" + std::string(name) + "'; valid strategies: " + valid);

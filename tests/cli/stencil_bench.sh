@@ -13,7 +13,7 @@ grep -Eq "^prepost +[0-9.]+ " "$dir/table.txt"
 python3 - "$dir/stencil.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-assert len(rows) == 2 * 14, f"expected 2 nz x (serial + 13 strategies), got {len(rows)}"
+assert len(rows) == 2 * 16, f"expected 2 nz x (serial + 15 strategies), got {len(rows)}"
 keys = ["benchmark", "haloex_version", "git_commit", "mpi_library", "ranks", "threads_per_rank", "strategy",
         "nx", "ny", "nz", "precision", "iterations_per_sample", "process_grid", "local_extent", "halo_bytes",
         "total_time_s", "halo_time_s", "work_time_s", "median_halo_time_s", "copy_bandwidth_bytes_per_s",
@@ -39,6 +39,15 @@ for r in rows:
         assert r["process_grid"] == [2, 1] and r["local_extent"] == [16, 24, nz]
         assert r["halo_bytes"] == 176 * nz * 8, r["halo_bytes"]
         assert r["roofline_fraction"] > 0
+        # The halo time split per exchange: every phase sampled, none longer
+        # than the whole halo time of an exchange on the slowest rank.
+        for q in ["pack", "mpi", "unpack"]:
+            v = r[q + "_time_per_call_s"]
+            assert len(v) == 3 and all(t >= 0 for t in v), q
+            assert abs(r[q + "_s"] - sorted(v)[1]) < 1e-15, q
+            assert all(t <= h / 3 * (1 + 1e-9) for t, h in zip(v, r["halo_time_s"])), q
+        assert abs(r["total_s"] - r["median_halo_time_s"] / 3) < 1e-15
+        assert r["resolved_strategy"] == r["strategy"] or r["strategy"] == "auto"
     if r["strategy"] == "staged":
         assert r["halo_ratio_to_staged"] == 1.0
 print(f"{len(rows)} records OK")

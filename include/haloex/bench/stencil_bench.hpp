@@ -41,6 +41,11 @@ struct StencilBenchResult {
   double halo_bytes = 0;            // per rank and exchange, averaged over ranks
   std::vector<double> total_s, halo_s, work_s;
   Summary total, halo, work;
+  // Per exchange, slowest rank: packing (local copies included), MPI
+  // (posting, transfer, waiting) and unpacking; empty for serial.
+  std::vector<double> pack_s, mpi_s, unpack_s;
+  Summary pack, mpi, unpack;
+  std::string resolved_strategy;  // what `auto` chose, else the strategy itself
   double updates_per_s = 0;         // global values * iterations / median work time
   double roofline_updates_per_s = 0;  // median copy bandwidth / bytes per update
   double roofline_fraction = 0;     // 0 when not comparable (serial on > 1 rank)

@@ -43,7 +43,7 @@ class Strategy {
  public:
   virtual ~Strategy() = default;
   /// The strategy's registry name.
-  virtual std::string_view name() const = 0;
+  std::string_view name() const { return name_; }
   /// Start the exchange of these fields (one view per plan field, in order).
   void begin(std::span<const FieldView> fields);
   /// Complete the exchange started by begin().
@@ -65,7 +65,7 @@ class Strategy {
   virtual std::vector<CandidateTime> candidates() const { return {}; }
 
  protected:
-  explicit Strategy(const Plan& plan) : plan_(plan) {}
+  Strategy(const Plan& plan, std::string_view name) : plan_(plan), name_(name) {}
   virtual void do_begin(std::span<const FieldView> fields) = 0;
   virtual void do_end(std::span<const FieldView> fields) = 0;
   // Timed packing: derived classes call these, which hide the free functions.
@@ -76,16 +76,18 @@ class Strategy {
   const Plan& plan_;
 
  private:
+  std::string name_;
   HaloTimes times_;
   bool active_ = false;
   std::vector<FieldView> fields_;
 };
 
-/// A registered strategy: its name, what it does, and how to build it.
+/// A registered strategy: its name, what it does, and how to build it (the
+/// name is handed to the strategy, which reports it as name()).
 struct StrategyInfo {
   const char* name;
   const char* description;
-  std::unique_ptr<Strategy> (*make)(const Plan&);
+  std::unique_ptr<Strategy> (*make)(const Plan&, std::string_view name);
 };
 
 /// Every registered strategy, in the order tables list them.
@@ -103,7 +105,8 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan)
 /// (seconds, this rank) before the ranks agree on it: the identity by
 /// default; a test may bend it to force a choice.
 struct AutoOptions {
-  int samples = 5;            // timed samples per candidate, candidates interleaved
+  int samples = 5;            // timed samples per candidate, candidates interleaved; the
+                              // few within 1.15x of the fastest get 2x more in a final round
   double sample_s = 2e-3;     // aim for at least this much time per sample
   int max_calls = 200;        // but never more calls than this per sample
   std::function<double(std::string_view strategy, double seconds)> timing;
@@ -114,6 +117,18 @@ struct AutoOptions {
 /// serve the plan on scratch copies of its fields, keeps the fastest by the
 /// median of the slowest rank's time, and frees the rest.
 std::unique_ptr<Strategy> make_auto(const Plan& plan, AutoOptions options = {});
+
+/// How `shm` finds the ranks it shares memory with.
+struct ShmOptions {
+  /// 0: the ranks of each node (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED).
+  /// n > 0: groups of n consecutive ranks, as if each group were a node, so
+  /// that one machine can test the path between nodes (it goes through MPI).
+  int node_size = 0;
+};
+
+/// `shm` with explicit options (make_strategy("shm", plan) uses the
+/// defaults). Collective over the plan's communicator.
+std::unique_ptr<Strategy> make_shm(const Plan& plan, ShmOptions options = {});
 
 /// One line on what `auto` chose and by how much, e.g. "auto chose direct:
 /// 12.3 us per exchange; next persistent 1.04x, slowest sendrecv 2.10x".

@@ -60,6 +60,9 @@ class Diffusion {
   Field<T>& field() { return *in_; }
   const Field<T>& field() const { return *in_; }
   const DiffusionTimes& times() const { return times_; }
+  /// The halo strategy (null for "serial"), whose times() split the halo
+  /// time into packing, MPI and unpacking.
+  const Strategy* strategy() const { return strategy_.get(); }
   /// Bytes one halo exchange brings into this rank (0 for serial copies).
   double halo_bytes() const { return plan_ ? static_cast<double>(plan_->halo_bytes()) : 0.0; }
 
