@@ -70,7 +70,8 @@ double touched_bytes(const Message& m, const FieldShape& s) {
 void plain_copy(const std::byte* src, std::byte* dst, size_t bytes, bool team) {
   constexpr size_t chunk = 64 * 1024;
   const long n = static_cast<long>((bytes + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static) if (team)
+  if (!team) return void(std::memcpy(dst, src, bytes));  // as the library's packing skips the region
+#pragma omp parallel for schedule(static)
   for (long c = 0; c < n; ++c)
     std::memcpy(dst + c * chunk, src + c * chunk, std::min(chunk, bytes - static_cast<size_t>(c) * chunk));
 }

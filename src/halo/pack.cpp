@@ -12,10 +12,7 @@ namespace {
 // Each part's kernels share their loops among the team (omp for nowait), so
 // one parallel region covers every part of every message.
 template <bool ToBuffer>
-void move_all(std::span<const PackJob> jobs, std::span<const FieldView> fields, PackThreads mode) {
-  size_t total = 0;
-  for (const PackJob& j : jobs) total += j.message->bytes;
-#pragma omp parallel if (packs_on_team(mode, total))
+void move_parts(std::span<const PackJob> jobs, std::span<const FieldView> fields) {
   for (const PackJob& j : jobs)
     for (const Part& p : j.message->parts) {
       std::byte* field = fields[p.field].data;
@@ -25,6 +22,18 @@ void move_all(std::span<const PackJob> jobs, std::span<const FieldView> fields, 
       else
         for (const CopyKernel& k : p.unpack) k.run(buf, field);
     }
+}
+
+// Outside a parallel region the kernels' worksharing loops run on this
+// thread alone; entering a region even with if(false) costs about as much
+// as copying a small face, so one thread skips it.
+template <bool ToBuffer>
+void move_all(std::span<const PackJob> jobs, std::span<const FieldView> fields, PackThreads mode) {
+  size_t total = 0;
+  for (const PackJob& j : jobs) total += j.message->bytes;
+  if (!packs_on_team(mode, total)) return move_parts<ToBuffer>(jobs, fields);
+#pragma omp parallel
+  move_parts<ToBuffer>(jobs, fields);
 }
 
 }  // namespace
@@ -42,8 +51,12 @@ void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields, Pa
 }
 
 void copy_local(const Link& link, std::span<const FieldView> fields, PackThreads threads) {
-#pragma omp parallel if (packs_on_team(threads, link.send.bytes))
-  for (const FieldCopy& c : link.local) c.kernel.run(fields[c.field].data, fields[c.field].data);
+  auto copy = [&] {
+    for (const FieldCopy& c : link.local) c.kernel.run(fields[c.field].data, fields[c.field].data);
+  };
+  if (!packs_on_team(threads, link.send.bytes)) return copy();
+#pragma omp parallel
+  copy();
 }
 
 size_t page_size() {
