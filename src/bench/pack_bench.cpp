@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 #include <cstring>
 #include <iomanip>
 #include <ostream>
@@ -160,6 +162,10 @@ std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOption
         r.pack_ratio_to_copy = r.copy.median / r.pack.median;
         r.unpack_ratio_to_copy = r.copy.median / r.unpack.median;
         r.local_ratio_to_copy = r.copy.median / r.local.median;
+        const double lines = r.touched_bytes / r.bytes;
+        r.pack_lines_ratio = lines * r.pack_ratio_to_copy;
+        r.unpack_lines_ratio = lines * r.unpack_ratio_to_copy;
+        r.local_lines_ratio = lines * r.local_ratio_to_copy;
         if (opt.progress && rank == 0)
           log << "[bench pack] L=" << L << " " << to_string(layout) << " " << r.box << " done\n" << std::flush;
         if (rank == 0) results.push_back(std::move(r));
@@ -173,12 +179,13 @@ std::string format_pack_table(const PackBenchOptions& opt, const std::vector<Pac
   std::ostringstream out;
   out << "# " << opt.ncomp << " x " << to_string(opt.type) << " per site, " << opt.plan << " plan, halo " << opt.halo
       << ", pack threads " << to_string(opt.pack_threads) << " (" << omp_get_max_threads()
-      << " threads); times per call (median), ratio = plain copy of the same bytes / time\n";
+      << " threads); times per call (median), ratio = plain copy of the same bytes / time;\n"
+      << "# lines = the lowest of the three ratios against a plain copy of the touched lines (touched / bytes x copy)\n";
   out << std::left << std::setw(6) << "L" << std::setw(8) << "layout" << std::setw(9) << "box" << std::setw(8)
       << "kind" << std::setw(12) << "kernel" << std::right << std::setw(11) << "bytes" << std::setw(11)
       << "touched" << std::setw(11) << "copy_us" << std::setw(11) << "pack_us" << std::setw(11) << "unpack_us"
       << std::setw(11) << "local_us" << std::setw(11) << "pack_GB/s" << std::setw(8) << "pack" << std::setw(8)
-      << "unpack" << std::setw(8) << "local" << "\n";
+      << "unpack" << std::setw(8) << "local" << std::setw(8) << "lines" << "\n";
   for (const PackBenchResult& r : results) {
     out << std::left << std::setw(6) << r.size << std::setw(8) << to_string(r.layout) << std::setw(9) << r.box
         << std::setw(8) << r.kind << std::setw(12) << r.kernels << std::right << std::setw(11)
@@ -186,7 +193,8 @@ std::string format_pack_table(const PackBenchOptions& opt, const std::vector<Pac
         << std::setprecision(2) << std::setw(11) << r.copy.median * 1e6 << std::setw(11) << r.pack.median * 1e6
         << std::setw(11) << r.unpack.median * 1e6 << std::setw(11) << r.local.median * 1e6 << std::setw(11)
         << r.bytes / r.pack.median / 1e9 << std::setw(8) << r.pack_ratio_to_copy << std::setw(8)
-        << r.unpack_ratio_to_copy << std::setw(8) << r.local_ratio_to_copy << "\n";
+        << r.unpack_ratio_to_copy << std::setw(8) << r.local_ratio_to_copy << std::setw(8)
+        << std::min({r.pack_lines_ratio, r.unpack_lines_ratio, r.local_lines_ratio}) << "\n";
   }
   return out.str();
 }
@@ -220,6 +228,9 @@ std::vector<nlohmann::json> pack_bench_records(MPI_Comm comm, const PackBenchOpt
     j["ratio_to_copy"] = r.pack_ratio_to_copy;
     j["unpack_ratio_to_copy"] = r.unpack_ratio_to_copy;
     j["local_ratio_to_copy"] = r.local_ratio_to_copy;
+    j["lines_ratio_to_copy"] = r.pack_lines_ratio;
+    j["unpack_lines_ratio_to_copy"] = r.unpack_lines_ratio;
+    j["local_lines_ratio_to_copy"] = r.local_lines_ratio;
     out.push_back(std::move(j));
   }
   return out;

@@ -46,6 +46,9 @@ struct PackBenchResult {
   std::vector<double> pack_s, unpack_s, local_s, copy_s;  // per call, per sample
   Summary pack, unpack, local, copy;
   double pack_ratio_to_copy = 0, unpack_ratio_to_copy = 0, local_ratio_to_copy = 0;  // copy time / time
+  /// The same against a plain copy of the touched lines (copy time x
+  /// touched / bytes): what a box that moves one value per line can reach.
+  double pack_lines_ratio = 0, unpack_lines_ratio = 0, local_lines_ratio = 0;
 };
 
 /// Run the benchmark on every rank at once (collective; each rank works on
