@@ -110,12 +110,29 @@ CopyKernel CopyKernel::reversed() const {
   std::swap(k.inner_.src, k.inner_.dst);
   std::swap(k.src_base_, k.dst_base_);
   std::swap(k.src_table_, k.dst_table_);
+  std::swap(k.pair_src_, k.pair_dst_);
   k.choose();
+  if (k.paired_) k.name_ += "x2";
+  return k;
+}
+
+std::optional<CopyKernel> CopyKernel::paired_with(const CopyKernel& o) const {
+  auto same = [](const Loop& x, const Loop& y) { return x.n == y.n && x.src == y.src && x.dst == y.dst; };
+  if (paired_ || o.paired_ || elem_ != o.elem_ || fn_ != o.fn_ || !same(inner_, o.inner_) ||
+      src_table_ != o.src_table_ || dst_table_ != o.dst_table_)
+    return std::nullopt;
+  for (size_t i = 0; i < outer_.size(); ++i)
+    if (!same(outer_[i], o.outer_[i])) return std::nullopt;
+  CopyKernel k = *this;
+  k.paired_ = true;
+  k.pair_src_ = o.src_base_ - src_base_;
+  k.pair_dst_ = o.dst_base_ - dst_base_;
+  k.name_ += "x2";
   return k;
 }
 
 size_t CopyKernel::bytes() const {
-  long e = inner_.n * (src_table_.empty() ? 1 : static_cast<long>(src_table_.size()));
+  long e = inner_.n * (src_table_.empty() ? 1 : static_cast<long>(src_table_.size())) * (paired_ ? 2 : 1);
   for (const Loop& l : outer_) e *= l.n;
   return static_cast<size_t>(e) * elem_;
 }
@@ -137,6 +154,18 @@ struct KernelBodies {
     const long n0 = k.outer_[0].n, n1 = k.outer_[1].n, n2 = k.outer_[2].n;
     const long s0 = k.outer_[0].src, s1 = k.outer_[1].src, s2 = k.outer_[2].src;
     const long d0 = k.outer_[0].dst, d1 = k.outer_[1].dst, d2 = k.outer_[2].dst;
+    if (k.paired_) {
+      const long ps = k.pair_src_, pd = k.pair_dst_;
+#pragma omp for collapse(3) schedule(static) nowait
+      for (long a = 0; a < n0; ++a)
+        for (long b = 0; b < n1; ++b)
+          for (long c = 0; c < n2; ++c) {
+            const long so = a * s0 + b * s1 + c * s2, dof = a * d0 + b * d1 + c * d2;
+            body(s + so, d + dof);
+            body(s + so + ps, d + dof + pd);
+          }
+      return;
+    }
 #pragma omp for collapse(3) schedule(static) nowait
     for (long a = 0; a < n0; ++a)
       for (long b = 0; b < n1; ++b)
@@ -179,6 +208,7 @@ struct KernelBodies {
       const long so = a * o[0].src + b * o[1].src + c * o[2].src + at;
       const long dof = a * o[0].dst + b * o[1].dst + c * o[2].dst + at;
       std::memcpy(d + dof, s + so, sizeof(U) * std::min(chunk, n - at));
+      if (k.paired_) std::memcpy(d + dof + k.pair_dst_, s + so + k.pair_src_, sizeof(U) * std::min(chunk, n - at));
     }
   }
 

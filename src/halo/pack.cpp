@@ -51,10 +51,16 @@ void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields, Pa
 }
 
 void copy_local(const Link& link, std::span<const FieldView> fields, PackThreads threads) {
+  copy_local(link.local, link.send.bytes, fields, threads);
+}
+
+void copy_local(std::span<const FieldCopy> copies, size_t bytes, std::span<const FieldView> fields,
+                PackThreads threads) {
   auto copy = [&] {
-    for (const FieldCopy& c : link.local) c.kernel.run(fields[c.field].data, fields[c.field].data);
+    for (const FieldCopy& c : copies) c.kernel.run(fields[c.field].data, fields[c.field].data);
   };
-  if (!packs_on_team(threads, link.send.bytes)) return copy();
+  if (copies.empty()) return;
+  if (!packs_on_team(threads, bytes)) return copy();
 #pragma omp parallel
   copy();
 }

@@ -155,6 +155,34 @@ void Plan::plan_local_copies(Stage& stage) const {
         l.local.push_back({a.field, CopyKernel(from[w], into[w], element_size(s.type))});
     }
   }
+  // Opposite self links side by side: across the fastest dimension their
+  // boxes share every cache line (x[L-1] -> x[-1] and x[0] -> x[L] sit at
+  // both ends of the same rows), so one pass over both halves the traffic.
+  stage.local.clear();
+  stage.local_bytes = 0;
+  for (size_t i = 0; i < stage.links.size(); ++i) {
+    const Link& l = stage.links[i];
+    if (l.local.empty()) continue;
+    stage.local_bytes += l.send.bytes;
+    const auto p = static_cast<size_t>(l.partner);
+    const Link& o = stage.links[p];
+    if (p < i && !o.local.empty()) continue;  // done with its partner
+    bool fused = p > i && o.local.size() == l.local.size();
+    std::vector<FieldCopy> pairs;
+    for (size_t k = 0; fused && k < l.local.size(); ++k) {
+      std::optional<CopyKernel> both = l.local[k].kernel.paired_with(o.local[k].kernel);
+      if (both && l.local[k].field == o.local[k].field)
+        pairs.push_back({l.local[k].field, *both});
+      else
+        fused = false;
+    }
+    if (fused) {
+      stage.local.insert(stage.local.end(), pairs.begin(), pairs.end());
+    } else {
+      stage.local.insert(stage.local.end(), l.local.begin(), l.local.end());
+      if (p > i) stage.local.insert(stage.local.end(), o.local.begin(), o.local.end());
+    }
+  }
 }
 
 Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions options)

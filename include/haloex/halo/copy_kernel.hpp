@@ -6,6 +6,7 @@
 // gather/scatter, or a per-site component table. Pack, unpack and the local
 // copy of a rank that is its own neighbour are the same kernels.
 #include <array>
+#include <optional>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -51,6 +52,12 @@ class CopyKernel {
 
   /// The same copy in the other direction (unpack from pack).
   CopyKernel reversed() const;
+  /// This copy and `other` in one pass over their common loops, when both
+  /// visit the same loops with the same strides and differ only in where
+  /// they start (a rank's copies to itself across opposite faces). For a face
+  /// normal to the fastest dimension the two touch the same cache lines, so
+  /// one pass moves half the lines two would. The copies must not overlap.
+  std::optional<CopyKernel> paired_with(const CopyKernel& other) const;
 
   /// The kernel's name, e.g. "rows", "fixed19", "gather", "table5".
   const std::string& name() const { return name_; }
@@ -66,6 +73,8 @@ class CopyKernel {
   void choose();
 
   std::array<Loop, 3> outer_{};  // padded with n = 1
+  bool paired_ = false;          // also copy at src + pair_src_ to dst + pair_dst_
+  long pair_src_ = 0, pair_dst_ = 0;
   Loop inner_{};
   long src_base_ = 0, dst_base_ = 0;
   std::vector<long> src_table_, dst_table_;

@@ -38,6 +38,10 @@ void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields,
 /// send regions straight into its partner's receive regions.
 void copy_local(const Link& link, std::span<const FieldView> fields, PackThreads threads = PackThreads::automatic);
 
+/// Run these local copies, `bytes` in all (which decides the threading).
+void copy_local(std::span<const FieldCopy> copies, size_t bytes, std::span<const FieldView> fields,
+                PackThreads threads = PackThreads::automatic);
+
 /// The system's page size in bytes.
 size_t page_size();
 

@@ -100,6 +100,11 @@ struct Link {
 /// Links whose messages may all be in flight at once.
 struct Stage {
   std::vector<Link> links;
+  /// Every self link's copies, with each pair of opposite links' kernels
+  /// fused into one pass where their loops agree (what strategies run; a
+  /// link's own `local` is the same copy for that link alone).
+  std::vector<FieldCopy> local;
+  size_t local_bytes = 0;
 };
 
 /// The plan for one set of fields on one decomposition. Keeps a reference to
