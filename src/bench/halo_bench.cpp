@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "haloex/bench/busy_wait.hpp"
+#include "haloex/bench/memory_bound.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/lb/velocity_set.hpp"
 #include "haloex/halo/strategy.hpp"
@@ -153,6 +154,10 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     for (Candidate& c : cands)
       for (int i = 0; i < opt.warmup; ++i) c.strategy->exchange(fields);
 
+    // The copy probe: 256 MiB per array over all ranks, beyond the caches.
+    CopySweep copy((size_t{256} << 20) / 8 / static_cast<size_t>(dec.size()));
+    copy.measure(dec.comm(), 1);
+    std::vector<double> copy_bw;
     const bool overlap = opt.work_s > 0;
     std::vector<std::vector<double>> plain(cands.size()), both(cands.size());
     std::vector<std::array<std::vector<double>, 3>> phases(cands.size());  // pack, mpi, unpack
@@ -161,6 +166,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       if (opt.progress && rank == 0)
         log << "[bench halo] L=" << L << " repeat " << r + 1 << "/" << opt.repeats << "\n" << std::flush;
       if (overlap) work.push_back(timed(dec.comm(), opt.iterations, [&] { busy_wait(opt.work_s); }));
+      copy_bw.push_back(copy.measure(dec.comm(), 3));
       // Interleave strategies within each repeat, so drifts in machine load
       // spread over all of them rather than biasing one.
       for (size_t s = 0; s < cands.size(); ++s) {
@@ -184,6 +190,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
 
     double bytes = static_cast<double>(plan.halo_bytes()), bytes_sum = 0;
     MPI_Reduce(&bytes, &bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());
+    const double line_bytes = max_over(dec.comm(), exchange_line_bytes(plan));
     int msgs = plan.direct_messages(), msgs_max = 0;
     MPI_Reduce(&msgs, &msgs_max, 1, MPI_INT, MPI_MAX, 0, dec.comm());
     if (rank != 0) continue;
@@ -210,6 +217,10 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       res.pack = summarize(res.pack_s), res.mpi = summarize(res.mpi_s), res.unpack = summarize(res.unpack_s);
       res.halo_bytes = bytes_sum / dec.size();
       res.messages = msgs_max;
+      res.line_bytes = line_bytes;
+      res.copy_bytes_per_s = copy_bw;
+      res.line_bound_s = line_bytes / (summarize(copy_bw).median / dec.size());
+      res.bound_fraction = res.line_bound_s / res.summary.median;
       res.beff_bytes_per_s = effective_bandwidth(res.halo_bytes, res.summary.median);
       res.updates_per_core_per_s = updates_per_core(sites, res.summary.median, threads);
       if (overlap) {
@@ -245,7 +256,8 @@ std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<Hal
       out << std::left << std::setw(16) << "strategy" << std::right << std::setw(12) << "median_us" << std::setw(12)
           << "mean_us" << std::setw(10) << "std_us" << std::setw(12) << "min_us" << std::setw(12) << "B_eff_GB/s"
           << std::setw(14) << "Mupd/core/s" << std::setw(11) << "vs_staged" << std::setw(10) << "pack_us"
-          << std::setw(10) << "mpi_us" << std::setw(11) << "unpack_us";
+          << std::setw(10) << "mpi_us" << std::setw(11) << "unpack_us" << std::setw(10) << "bound_us"
+          << std::setw(7) << "bound";
       if (overlap) out << std::setw(15) << "overlap_med_us" << std::setw(9) << "hidden";
       out << "\n";
     }
@@ -260,7 +272,8 @@ std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<Hal
     else
       out << "-";
     out << std::setprecision(2) << std::setw(10) << r.pack.median * 1e6 << std::setw(10) << r.mpi.median * 1e6
-        << std::setw(11) << r.unpack.median * 1e6;
+        << std::setw(11) << r.unpack.median * 1e6 << std::setw(10) << r.line_bound_s * 1e6 << std::setw(7)
+        << r.bound_fraction;
     if (overlap)
       out << std::setw(15) << std::setprecision(2) << r.overlap_summary.median * 1e6 << std::setw(9)
           << std::setprecision(3) << r.overlap_fraction;
@@ -314,6 +327,10 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
     if (r.pack.median > 0) j["pack_bytes_per_s"] = r.halo_bytes / r.pack.median;
     if (r.unpack.median > 0) j["unpack_bytes_per_s"] = r.halo_bytes / r.unpack.median;
     j["halo_bytes"] = r.halo_bytes;
+    j["line_bytes"] = r.line_bytes;
+    put_samples(j, "copy_bandwidth_bytes_per_s", r.copy_bytes_per_s);
+    j["line_bound_s"] = r.line_bound_s;
+    j["bound_fraction"] = r.bound_fraction;
     j["messages"] = r.messages;
     j["beff_bytes_per_s"] = r.beff_bytes_per_s;
     j["updates_per_core_per_s"] = r.updates_per_core_per_s;

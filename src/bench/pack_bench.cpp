@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "haloex/bench/halo_bench.hpp"
+#include "haloex/bench/memory_bound.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/halo/pack.hpp"
@@ -41,32 +42,6 @@ const char* kind_of(const Offset& o) {
   return nz == 1 ? "face" : nz == 2 ? "edge" : "corner";
 }
 
-// The 64-byte lines of the field that packing `m` reads: what the memory
-// system really moves for a strided box.
-double touched_bytes(const Message& m, const FieldShape& s) {
-  std::set<long> lines;
-  const long esz = static_cast<long>(element_size(s.type));
-  for (const Part& p : m.parts)
-    for (const Walk& w : field_walks(s, p.box, p.comps)) {
-      // Odometer over the walk's loops.
-      std::vector<long> i(w.n.size(), 0);
-      const std::vector<long> table = w.table.empty() ? std::vector<long>{0} : w.table;
-      for (bool more = true; more;) {
-        long at = w.base;
-        for (size_t d = 0; d < i.size(); ++d) at += i[d] * w.stride[d];
-        for (long t : table) lines.insert((at + t) * esz / 64);
-        more = false;
-        for (size_t d = i.size(); d-- > 0;) {
-          if (++i[d] < w.n[d]) {
-            more = true;
-            break;
-          }
-          i[d] = 0;
-        }
-      }
-    }
-  return static_cast<double>(lines.size()) * 64;
-}
 
 // A plain copy of `bytes`, on the team when packing would be.
 void plain_copy(const std::byte* src, std::byte* dst, size_t bytes, bool team) {

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <variant>
 
+#include "haloex/bench/memory_bound.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/halo/strategy.hpp"
@@ -16,36 +17,6 @@
 namespace haloex {
 
 namespace {
-
-// STREAM copy over arrays well beyond the caches, first touched by the
-// threads that sweep them: the bandwidth a streaming kernel can reach.
-class CopySweep {
- public:
-  explicit CopySweep(size_t n) : n_(static_cast<long>(n)), a_(allocate_aligned<double>(n)), c_(allocate_aligned<double>(n)) {
-    double *a = a_.get(), *c = c_.get();
-    const long nn = n_;
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < nn; ++i) a[i] = c[i] = 1.0;
-  }
-  // Aggregate bytes per second of all ranks (16 bytes per element).
-  double measure(MPI_Comm comm, int sweeps) {
-    const double *a = a_.get();
-    double* c = c_.get();
-    const long nn = n_;
-    mpi_check(MPI_Barrier(comm), "MPI_Barrier");
-    const double t0 = MPI_Wtime();
-    for (int s = 0; s < sweeps; ++s) {
-#pragma omp parallel for simd schedule(static)
-      for (long i = 0; i < nn; ++i) c[i] = a[i];
-    }
-    const double tmax = max_over(comm, MPI_Wtime() - t0);
-    return 16.0 * static_cast<double>(nn) * sweeps * comm_size(comm) / tmax;
-  }
-
- private:
-  long n_;
-  std::unique_ptr<double[], AlignedFree> a_, c_;
-};
 
 using AnyDiffusion = std::variant<std::unique_ptr<stencil::Diffusion<double>>, std::unique_ptr<stencil::Diffusion<float>>>;
 

@@ -31,5 +31,14 @@ for r in rows:
     assert abs(r["beff_bytes_per_s"] - r["halo_bytes"] / med) <= 1e-9 * r["beff_bytes_per_s"]
     if r["strategy"] == "staged":
         assert r["ratio_to_staged"] == 1.0
+    # The memory bound: the lines written hold at least the halo's bytes (the
+    # halo boxes are disjoint; the boxes read overlap, so no such floor for
+    # them), and a 152-byte site spans at most 4 lines on either side.
+    sites = 6 * L * L + 12 * L + 8
+    assert r["halo_bytes"] < r["line_bytes"] <= 2 * sites * 4 * 64, (r["line_bytes"], r["halo_bytes"])
+    bw = sorted(r["copy_bandwidth_bytes_per_s"])[1]
+    assert len(r["copy_bandwidth_bytes_per_s"]) == 3 and bw > 0
+    assert abs(r["line_bound_s"] - r["line_bytes"] / (bw / 2)) <= 1e-9 * r["line_bound_s"]
+    assert abs(r["bound_fraction"] - r["line_bound_s"] / med) <= 1e-9 * r["bound_fraction"]
 print(f"{len(rows)} records OK")
 PY

@@ -66,6 +66,13 @@ struct HaloBenchResult {
   std::vector<double> pack_s, mpi_s, unpack_s;
   Summary pack, mpi, unpack;
   double halo_bytes = 0;  // per rank and exchange, averaged over ranks
+  // The memory bound: field lines one exchange moves (the most on any rank,
+  // exchange_line_bytes), the STREAM copy bandwidth of all ranks at once,
+  // once per repeat in the same run, and what they give: line_bytes / (the
+  // median bandwidth / ranks), and that time / the median time per call.
+  double line_bytes = 0;
+  std::vector<double> copy_bytes_per_s;
+  double line_bound_s = 0, bound_fraction = 0;
   int messages = 0;       // direct-pattern messages per exchange (most on any rank)
   double beff_bytes_per_s = 0;
   double updates_per_core_per_s = 0;
