@@ -438,6 +438,13 @@ long shm_rounds(int node_size, Layout layout, bool faces) {
   return global_sum(wrong, MPI_COMM_WORLD);
 }
 
+TEST(Shm, RefusesANegativeNodeSize) {
+  Decomposition dec(MPI_COMM_WORLD, spec_of(3, false));
+  Field<double> f(dec, 1, 1, Layout::aos);
+  Plan plan(dec, {FieldSpec::of(f)});
+  EXPECT_THROW(make_shm(plan, ShmOptions{-2}), InputError);
+}
+
 TEST(Shm, EveryNodeSplitFillsEveryHaloRoundAfterRound) {
   for (int node_size : {0, 1, 2})
     for (Layout layout : {Layout::aos, Layout::soa})

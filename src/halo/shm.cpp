@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "haloex/halo/strategy.hpp"
@@ -119,6 +120,9 @@ class Shm final : public Strategy {
   Shm(const Plan& plan, std::string_view name, const ShmOptions& options) : Strategy(plan, name) {
     const Decomposition& dec = plan.decomposition();
     MPI_Comm comm = dec.comm();
+    if (options.node_size < 0)
+      throw InputError("shm: node_size must be 0 (the real nodes) or a positive group size, not " +
+                       std::to_string(options.node_size));
     if (options.node_size > 0)
       mpi_check(MPI_Comm_split(comm, dec.rank() / options.node_size, dec.rank(), node_.out()), "MPI_Comm_split");
     else
