@@ -1,9 +1,12 @@
-// The table of strategies: adding one is a new file (with its make_ function)
-// and a line here. The names live only in this table.
+// The table of strategies: adding one is a new file (with its make_ function,
+// listed in CMakeLists.txt), its make_ function's name in the declaration
+// below and a line in the table. The names live only in this table.
 #include "haloex/halo/strategy.hpp"
 
 namespace haloex {
 
+// The make_ functions, each defined in its strategy's file: declared here
+// through one function type rather than in a header of their own.
 using Make = std::unique_ptr<Strategy>(const Plan&, std::string_view name);
 Make make_staged, make_staged_types, make_direct, make_direct_waitany, make_persistent, make_neighbor, make_shm_default,
     make_sendrecv, make_irecv_send, make_isend_recv, make_irecv_isend, make_irecv_issend, make_red_black,
