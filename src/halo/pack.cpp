@@ -1,5 +1,6 @@
 #include "haloex/halo/pack.hpp"
 
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,13 +27,18 @@ void move_parts(std::span<const PackJob> jobs, std::span<const FieldView> fields
 
 // Outside a parallel region the kernels' worksharing loops run on this
 // thread alone; entering a region even with if(false) costs about as much
-// as copying a small face, so one thread skips it.
+// as copying a small face, so one thread skips it. Called from inside a
+// region (an exchange from `omp single`), the loops would bind to the
+// caller's team and this thread would copy only its share: a region of one
+// thread keeps them whole.
+bool alone(PackThreads mode, size_t bytes) { return !packs_on_team(mode, bytes) && !omp_in_parallel(); }
+
 template <bool ToBuffer>
 void move_all(std::span<const PackJob> jobs, std::span<const FieldView> fields, PackThreads mode) {
   size_t total = 0;
   for (const PackJob& j : jobs) total += j.message->bytes;
-  if (!packs_on_team(mode, total)) return move_parts<ToBuffer>(jobs, fields);
-#pragma omp parallel
+  if (alone(mode, total)) return move_parts<ToBuffer>(jobs, fields);
+#pragma omp parallel if (packs_on_team(mode, total))
   move_parts<ToBuffer>(jobs, fields);
 }
 
@@ -56,13 +62,19 @@ void copy_local(const Link& link, std::span<const FieldView> fields, PackThreads
 
 void copy_local(std::span<const FieldCopy> copies, size_t bytes, std::span<const FieldView> fields,
                 PackThreads threads) {
-  auto copy = [&] {
-    for (const FieldCopy& c : copies) c.kernel.run(fields[c.field].data, fields[c.field].data);
-  };
   if (copies.empty()) return;
-  if (!packs_on_team(threads, bytes)) return copy();
-#pragma omp parallel
-  copy();
+  if (alone(threads, bytes)) {
+    for (const FieldCopy& c : copies) c.kernel.run(fields[c.field].data, fields[c.field].data);
+    return;
+  }
+  // One copy after another, as a single thread would: two copies may write
+  // the same place (a transposed plan on a subdomain thinner than twice its
+  // halo), and then the later one must win.
+#pragma omp parallel if (packs_on_team(threads, bytes))
+  for (const FieldCopy& c : copies) {
+    c.kernel.run(fields[c.field].data, fields[c.field].data);
+#pragma omp barrier
+  }
 }
 
 size_t page_size() {

@@ -139,6 +139,25 @@ void Plan::finish(Stage& stage) const {
   plan_local_copies(stage);
 }
 
+namespace {
+
+// Whether the copies of self link `a` and of its partner `b` write into a
+// common place: they then must run one after the other, not fused.
+bool writes_overlap(const Link& a, const Link& b, const Stage& stage) {
+  const Message& into_b = stage.links[a.partner].recv;  // where a's copies land
+  const Message& into_a = stage.links[b.partner].recv;
+  for (const Part& x : into_a.parts)
+    for (const Part& y : into_b.parts) {
+      if (x.field != y.field) continue;
+      bool meet = true;
+      for (int d = 0; d < max_dims; ++d) meet = meet && x.box.lo[d] < y.box.hi[d] && y.box.lo[d] < x.box.hi[d];
+      if (meet) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
 void Plan::plan_local_copies(Stage& stage) const {
   for (Link& l : stage.links) {
     l.local.clear();
@@ -167,7 +186,7 @@ void Plan::plan_local_copies(Stage& stage) const {
     const auto p = static_cast<size_t>(l.partner);
     const Link& o = stage.links[p];
     if (p < i && !o.local.empty()) continue;  // done with its partner
-    bool fused = p > i && o.local.size() == l.local.size();
+    bool fused = p > i && o.local.size() == l.local.size() && !writes_overlap(l, o, stage);
     std::vector<FieldCopy> pairs;
     for (size_t k = 0; fused && k < l.local.size(); ++k) {
       std::optional<CopyKernel> both = l.local[k].kernel.paired_with(o.local[k].kernel);

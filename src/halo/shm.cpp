@@ -63,6 +63,7 @@ class NodeWindow {
     mpi_check(MPI_Win_shared_query(win_, node_rank, &size, &disp, &p), "MPI_Win_shared_query");
     return static_cast<std::byte*>(p);
   }
+  MPI_Win get() const { return win_; }
 
  private:
   struct Info {
@@ -170,12 +171,15 @@ class Shm final : public Strategy {
       mpi_check(MPI_Isend(&out[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs[nr + k]), "MPI_Isend");
     }
     mpi_check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    std::string mismatch;
     for (size_t k = 0; k < nr; ++k) {
       const PeerBlock& b = shm_from_->blocks[k];
       const std::uint64_t* w = &in[words * k];
-      if (w[4] != b.bytes)
-        throw Error("shm: rank " + std::to_string(b.peer) + " sends " + std::to_string(w[4]) + " bytes where " +
-                    std::to_string(b.bytes) + " are expected");
+      if (w[4] != b.bytes) {
+        mismatch = "shm: rank " + std::to_string(b.peer) + " sends " + std::to_string(w[4]) + " bytes where " +
+                   std::to_string(b.bytes) + " are expected";
+        continue;
+      }
       std::byte* part = window_->part(node_rank[static_cast<size_t>(b.peer)]);
       Source src;
       src.header = reinterpret_cast<Header*>(part) + w[0];
@@ -185,8 +189,14 @@ class Shm final : public Strategy {
       for (int s = 0; s < 2; ++s) src.jobs[s] = PeerMessages::block_jobs_at(at_start, slots + s * w[2] + w[3]);
       sources_.push_back(std::move(src));
     }
-    // Every rank has zeroed its counters before anyone reads them.
+    // Every rank agrees before any throws (a rank alone would leave the
+    // others waiting in a collective).
+    throw_if_any(comm, mismatch);
+    // Every rank has zeroed its counters before anyone reads them: the
+    // standard's pattern for a shared window (sync, barrier, sync).
+    mpi_check(MPI_Win_sync(window_->get()), "MPI_Win_sync");
     mpi_check(MPI_Barrier(node_.get()), "MPI_Barrier");
+    mpi_check(MPI_Win_sync(window_->get()), "MPI_Win_sync");
   }
 
   // For each rank of the plan's communicator, its rank in the node
