@@ -17,7 +17,7 @@ std::unique_ptr<Strategy> make_auto_default(const Plan& plan, std::string_view n
 namespace {
 
 // Strategies within this factor of the fastest after the first round are
-// timed again, twice as long, and the choice is made among them.
+// timed again, twice as long; the choice goes by the median of all samples.
 constexpr double final_margin = 1.15;
 
 double median(std::vector<double> v) {
@@ -96,12 +96,7 @@ class Auto final : public Strategy {
         finalists.push_back(c);
     if (finalists.size() > 1) {
       measure(finalists, 2 * opt.samples);
-      finalists = ranked(finalists);
-      std::vector<size_t> rest;
-      for (size_t c : order)
-        if (std::find(finalists.begin(), finalists.end(), c) == finalists.end()) rest.push_back(c);
-      order = finalists;
-      order.insert(order.end(), rest.begin(), rest.end());
+      order = ranked(all);  // by every sample each has
     }
     for (size_t c : order) measured_.push_back({std::string(cands[c]->name()), median(samples[c])});
     chosen_ = std::move(cands[order.front()]);
