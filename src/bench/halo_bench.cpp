@@ -314,18 +314,8 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
     j["calls_per_sample"] = opt.iterations;
     j["warmup_calls"] = opt.warmup;
     put_samples(j, "time_per_call_s", r.time_per_call_s);
-    // The names: total_s is the whole call; the phases are each the
-    // slowest rank's, so they need not add up to it exactly.
-    j["total_s"] = r.summary.median;
-    put_samples(j, "pack_time_per_call_s", r.pack_s);
-    put_samples(j, "mpi_time_per_call_s", r.mpi_s);
-    put_samples(j, "unpack_time_per_call_s", r.unpack_s);
-    j["pack_s"] = r.pack.median;
-    j["mpi_s"] = r.mpi.median;
-    j["unpack_s"] = r.unpack.median;
+    put_halo_phases(j, r.pack_s, r.mpi_s, r.unpack_s, r.summary.median, r.halo_bytes);
     j["pack_threads"] = to_string(opt.pack_threads);
-    if (r.pack.median > 0) j["pack_bytes_per_s"] = r.halo_bytes / r.pack.median;
-    if (r.unpack.median > 0) j["unpack_bytes_per_s"] = r.halo_bytes / r.unpack.median;
     j["halo_bytes"] = r.halo_bytes;
     j["line_bytes"] = r.line_bytes;
     put_samples(j, "copy_bandwidth_bytes_per_s", r.copy_bytes_per_s);

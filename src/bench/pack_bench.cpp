@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <algorithm>
-
 #include <cstring>
 #include <iomanip>
 #include <ostream>
@@ -42,12 +41,11 @@ const char* kind_of(const Offset& o) {
   return nz == 1 ? "face" : nz == 2 ? "edge" : "corner";
 }
 
-
 // A plain copy of `bytes`, on the team when packing would be.
 void plain_copy(const std::byte* src, std::byte* dst, size_t bytes, bool team) {
+  if (!team) return void(std::memcpy(dst, src, bytes));  // as the library's packing skips the region
   constexpr size_t chunk = 64 * 1024;
   const long n = static_cast<long>((bytes + chunk - 1) / chunk);
-  if (!team) return void(std::memcpy(dst, src, bytes));  // as the library's packing skips the region
 #pragma omp parallel for schedule(static)
   for (long c = 0; c < n; ++c)
     std::memcpy(dst + c * chunk, src + c * chunk, std::min(chunk, bytes - static_cast<size_t>(c) * chunk));

@@ -62,6 +62,20 @@ void put_samples(nlohmann::json& j, const std::string& q, const std::vector<doub
   j["max_" + q] = s.max;
 }
 
+void put_halo_phases(nlohmann::json& j, const std::vector<double>& pack_s, const std::vector<double>& mpi_s,
+                     const std::vector<double>& unpack_s, double total_s, double halo_bytes) {
+  put_samples(j, "pack_time_per_call_s", pack_s);
+  put_samples(j, "mpi_time_per_call_s", mpi_s);
+  put_samples(j, "unpack_time_per_call_s", unpack_s);
+  const double pack = summarize(pack_s).median, unpack = summarize(unpack_s).median;
+  j["pack_s"] = pack;
+  j["mpi_s"] = summarize(mpi_s).median;
+  j["unpack_s"] = unpack;
+  j["total_s"] = total_s;
+  if (pack > 0) j["pack_bytes_per_s"] = halo_bytes / pack;
+  if (unpack > 0) j["unpack_bytes_per_s"] = halo_bytes / unpack;
+}
+
 void write_json_lines(const std::string& path, const std::vector<nlohmann::json>& records) {
   namespace fs = std::filesystem;
   const fs::path target(path);

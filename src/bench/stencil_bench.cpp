@@ -250,18 +250,11 @@ std::vector<nlohmann::json> stencil_bench_records(MPI_Comm comm, const StencilBe
     put_samples(j, "halo_time_s", x.halo_s);
     put_samples(j, "work_time_s", x.work_s);
     if (!x.pack_s.empty()) {
-      // Per exchange, as bench halo reports them: total_s is the halo time
-      // of one exchange, the phases are each the slowest rank's.
+      // Per exchange, as bench halo reports them: the halo time of a run
+      // over its exchanges (one per iteration) is the call's total.
       j["resolved_strategy"] = x.resolved_strategy;
-      put_samples(j, "pack_time_per_call_s", x.pack_s);
-      put_samples(j, "mpi_time_per_call_s", x.mpi_s);
-      put_samples(j, "unpack_time_per_call_s", x.unpack_s);
-      j["pack_s"] = x.pack.median;
-      j["mpi_s"] = x.mpi.median;
-      j["unpack_s"] = x.unpack.median;
-      j["total_s"] = x.halo.median / static_cast<double>(opt.iterations);
-      if (x.pack.median > 0) j["pack_bytes_per_s"] = x.halo_bytes / x.pack.median;
-      if (x.unpack.median > 0) j["unpack_bytes_per_s"] = x.halo_bytes / x.unpack.median;
+      put_halo_phases(j, x.pack_s, x.mpi_s, x.unpack_s, x.halo.median / static_cast<double>(opt.iterations),
+                      x.halo_bytes);
     }
     j["work_updates_per_s"] = x.updates_per_s;
     j["bytes_per_update"] = 2 * element_size(opt.type);

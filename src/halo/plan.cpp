@@ -1,6 +1,7 @@
 #include "haloex/halo/plan.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace haloex {
 
@@ -141,19 +142,54 @@ void Plan::finish(Stage& stage) const {
 
 namespace {
 
-// Whether the copies of self link `a` and of its partner `b` write into a
-// common place: they then must run one after the other, not fused.
-bool writes_overlap(const Link& a, const Link& b, const Stage& stage) {
-  const Message& into_b = stage.links[a.partner].recv;  // where a's copies land
-  const Message& into_a = stage.links[b.partner].recv;
-  for (const Part& x : into_a.parts)
-    for (const Part& y : into_b.parts) {
-      if (x.field != y.field) continue;
-      bool meet = true;
-      for (int d = 0; d < max_dims; ++d) meet = meet && x.box.lo[d] < y.box.hi[d] && y.box.lo[d] < x.box.hi[d];
+// Whether two messages fill a common place of some field.
+bool overlap(const Message& x, const Message& y) {
+  for (const Part& a : x.parts)
+    for (const Part& b : y.parts) {
+      bool meet = a.field == b.field;
+      for (int d = 0; d < max_dims; ++d) meet = meet && a.box.lo[d] < b.box.hi[d] && b.box.lo[d] < a.box.hi[d];
       if (meet) return true;
     }
   return false;
+}
+
+// The fused copies of self link `l` and its partner `o` (each writes what
+// the other receives), or nothing when their kernels differ in shape or
+// their destinations overlap (then the later copy must win, one pass could
+// not tell which).
+std::optional<std::vector<FieldCopy>> fused(const Link& l, const Link& o) {
+  if (o.local.size() != l.local.size() || overlap(l.recv, o.recv)) return std::nullopt;
+  std::vector<FieldCopy> pairs;
+  for (size_t k = 0; k < l.local.size(); ++k) {
+    std::optional<CopyKernel> both = l.local[k].kernel.paired_with(o.local[k].kernel);
+    if (!both || l.local[k].field != o.local[k].field) return std::nullopt;
+    pairs.push_back({l.local[k].field, *both});
+  }
+  return pairs;
+}
+
+// Every self link's copies as one list, opposite links fused where they can
+// be: across the fastest dimension their boxes share every cache line
+// (x[L-1] -> x[-1] and x[0] -> x[L] sit at both ends of the same rows), so
+// one pass over both halves the traffic.
+void gather_local_copies(Stage& stage) {
+  stage.local.clear();
+  stage.local_bytes = 0;
+  for (size_t i = 0; i < stage.links.size(); ++i) {
+    const Link& l = stage.links[i];
+    if (l.local.empty()) continue;
+    stage.local_bytes += l.send.bytes;
+    const auto p = static_cast<size_t>(l.partner);
+    const Link& o = stage.links[p];
+    if (p < i && !o.local.empty()) continue;  // done with its partner
+    std::optional<std::vector<FieldCopy>> both = p > i ? fused(l, o) : std::nullopt;
+    if (both) {
+      stage.local.insert(stage.local.end(), both->begin(), both->end());
+    } else {
+      stage.local.insert(stage.local.end(), l.local.begin(), l.local.end());
+      if (p > i) stage.local.insert(stage.local.end(), o.local.begin(), o.local.end());
+    }
+  }
 }
 
 }  // namespace
@@ -174,34 +210,7 @@ void Plan::plan_local_copies(Stage& stage) const {
         l.local.push_back({a.field, CopyKernel(from[w], into[w], element_size(s.type))});
     }
   }
-  // Opposite self links side by side: across the fastest dimension their
-  // boxes share every cache line (x[L-1] -> x[-1] and x[0] -> x[L] sit at
-  // both ends of the same rows), so one pass over both halves the traffic.
-  stage.local.clear();
-  stage.local_bytes = 0;
-  for (size_t i = 0; i < stage.links.size(); ++i) {
-    const Link& l = stage.links[i];
-    if (l.local.empty()) continue;
-    stage.local_bytes += l.send.bytes;
-    const auto p = static_cast<size_t>(l.partner);
-    const Link& o = stage.links[p];
-    if (p < i && !o.local.empty()) continue;  // done with its partner
-    bool fused = p > i && o.local.size() == l.local.size() && !writes_overlap(l, o, stage);
-    std::vector<FieldCopy> pairs;
-    for (size_t k = 0; fused && k < l.local.size(); ++k) {
-      std::optional<CopyKernel> both = l.local[k].kernel.paired_with(o.local[k].kernel);
-      if (both && l.local[k].field == o.local[k].field)
-        pairs.push_back({l.local[k].field, *both});
-      else
-        fused = false;
-    }
-    if (fused) {
-      stage.local.insert(stage.local.end(), pairs.begin(), pairs.end());
-    } else {
-      stage.local.insert(stage.local.end(), l.local.begin(), l.local.end());
-      if (p > i) stage.local.insert(stage.local.end(), o.local.begin(), o.local.end());
-    }
-  }
+  gather_local_copies(stage);
 }
 
 Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions options)

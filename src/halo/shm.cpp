@@ -241,17 +241,16 @@ class Shm final : public Strategy {
 
   void do_end(std::span<const FieldView> fields) override {
     // Unpack each node neighbour's block as soon as it is posted.
-    std::vector<bool>& done = done_;
-    done.assign(sources_.size(), false);
+    done_.assign(sources_.size(), false);
     size_t left = sources_.size();
     Backoff wait;
     while (left > 0) {
       bool progressed = false;
       for (size_t k = 0; k < sources_.size(); ++k) {
-        if (done[k] || load(sources_[k].header->posted) < generation_) continue;
+        if (done_[k] || load(sources_[k].header->posted) < generation_) continue;
         unpack(sources_[k].jobs[generation_ % 2], fields);
         store(sources_[k].header->consumed, generation_);
-        done[k] = true;
+        done_[k] = true;
         --left;
         progressed = true;
       }
@@ -279,7 +278,7 @@ class Shm final : public Strategy {
   Header* headers_ = nullptr;
   std::vector<PackJob> send_jobs_[2];
   std::vector<Source> sources_;
-  std::vector<bool> done_;
+  std::vector<bool> done_;  // per source, this end(); kept to avoid an allocation per call
   std::uint64_t generation_ = 0;
 };
 

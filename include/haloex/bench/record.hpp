@@ -24,6 +24,16 @@ nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark);
 /// `min_q`, `max_q`. The name carries the unit, e.g. "latency_s".
 void put_samples(nlohmann::json& record, const std::string& q, const std::vector<double>& samples);
 
+/// Where the time of a halo exchange went, per call, each sample the slowest
+/// rank's: packing (local copies included), MPI (posting to completion,
+/// waiting included) and unpacking. Puts the samples
+/// (`pack_time_per_call_s`, ...), their medians `pack_s`, `mpi_s`,
+/// `unpack_s`, the whole call's median `total_s` (the phases, each the
+/// slowest rank's, need not add up to it), and the copy bandwidths of
+/// packing and unpacking for `halo_bytes` per call.
+void put_halo_phases(nlohmann::json& record, const std::vector<double>& pack_s, const std::vector<double>& mpi_s,
+                     const std::vector<double>& unpack_s, double total_s, double halo_bytes);
+
 /// Writes JSON lines to `path` all at once, under a temporary name renamed
 /// into place when complete, so a crash never leaves a half-written file.
 /// Throws Error when the file cannot be written.
