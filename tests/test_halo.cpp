@@ -48,9 +48,10 @@ bool is_staged_family(const std::string& s) {
 // both against the expectation. Returns the global number of wrong elements.
 template <class T>
 long exchange_and_check(const std::string& strategy, const DecompositionSpec& spec, int ncomp, int halo, Layout layout,
-                        const ComponentPredicate& pred, const Expect& expect) {
+                        const ComponentPredicate& pred, const Expect& expect,
+                        FieldMemory memory = FieldMemory::heap) {
   Decomposition dec(MPI_COMM_WORLD, spec);
-  Field<T> f(dec, ncomp, halo, layout);
+  Field<T> f(dec, ncomp, halo, layout, memory);
   Plan plan(dec, {FieldSpec::of(f, pred)});
   auto s = make_strategy(strategy, plan);
   EXPECT_EQ(s->name(), strategy);
@@ -453,10 +454,10 @@ TEST(AutoStrategy, PicksWhatItsTimingSourcePrefers) {
 // data in a row, begun and ended apart, catch a reader that takes a stale
 // slot or a writer that overwrites one still being read.
 template <class T>
-long shm_rounds(int node_size, Layout layout, bool faces) {
+long shm_rounds(int node_size, Layout layout, bool faces, FieldMemory memory) {
   DecompositionSpec spec = spec_of(3, false);
   Decomposition dec(MPI_COMM_WORLD, spec);
-  Field<T> f(dec, 19, 2, layout);
+  Field<T> f(dec, 19, 2, layout, memory);
   Plan plan(dec, {FieldSpec::of(f)}, PlanOptions{faces ? haloex::Regions::faces : haloex::Regions::all, PackThreads::automatic});
   auto s = make_shm(plan, ShmOptions{node_size});
   FieldView v = f.view();
@@ -486,13 +487,68 @@ TEST(Shm, RefusesANegativeNodeSize) {
 }
 
 TEST(Shm, EveryNodeSplitFillsEveryHaloRoundAfterRound) {
-  for (int node_size : {0, 1, 2})
-    for (Layout layout : {Layout::aos, Layout::soa})
-      for (bool faces : {false, true}) {
-        SCOPED_TRACE("node_size " + std::to_string(node_size) + " " + to_string(layout) + (faces ? " faces" : " all"));
-        EXPECT_EQ(shm_rounds<double>(node_size, layout, faces), 0);
-        EXPECT_EQ(shm_rounds<float>(node_size, layout, faces), 0);
-      }
+  // Heap fields go through the window's slots; node-memory fields are read
+  // straight from the neighbour (zero copy).
+  for (FieldMemory memory : {FieldMemory::heap, FieldMemory::node})
+    for (int node_size : {0, 1, 2})
+      for (Layout layout : {Layout::aos, Layout::soa})
+        for (bool faces : {false, true}) {
+          SCOPED_TRACE(to_string(memory) + " memory, node_size " + std::to_string(node_size) + " " +
+                       to_string(layout) + (faces ? " faces" : " all"));
+          EXPECT_EQ(shm_rounds<double>(node_size, layout, faces, memory), 0);
+          EXPECT_EQ(shm_rounds<float>(node_size, layout, faces, memory), 0);
+        }
+}
+
+TEST(Shm, ZeroCopyCarriesReducedAndArbitrarySelections) {
+  auto pick = [](const Offset& o, int c) { return (offset_index(o) * 7 + c * 3) % 5 < 2; };
+  for (int ndim : {2, 3})
+    for (Layout layout : {Layout::aos, Layout::soa}) {
+      SCOPED_TRACE(std::to_string(ndim) + "-D " + to_string(layout));
+      const auto vel = ndim == 3 ? d3q19() : d2q9();
+      const int q = static_cast<int>(vel.size());
+      EXPECT_EQ(exchange_and_check<double>("shm", spec_of(ndim, true), q, 1, layout, crossing_components(vel),
+                                           streams_in(vel), FieldMemory::node),
+                0);
+      EXPECT_EQ(exchange_and_check<float>("shm", spec_of(ndim, false), 6, 1, layout, pick, pick, FieldMemory::node),
+                0);
+      EXPECT_EQ(exchange_and_check<double>("auto", spec_of(ndim, false), 3, 2, layout, {}, {}, FieldMemory::node), 0);
+    }
+}
+
+// Two fields of different types, widths and layouts in one exchange, and a
+// pair of fields that take turns (a pull kernel's two grids): the readers
+// follow the writer's descriptors from call to call.
+TEST(Shm, ZeroCopyFollowsSeveralFieldsAndFieldsThatTakeTurns) {
+  const DecompositionSpec spec = spec_of(3, true);
+  Decomposition dec(MPI_COMM_WORLD, spec);
+  Field<double> a(dec, 19, 1, Layout::aos, FieldMemory::node);
+  Field<double> a2(dec, 19, 1, Layout::aos, FieldMemory::node);
+  Field<float> b(dec, 3, 2, Layout::soa, FieldMemory::node);
+  auto not_one = [](const Offset&, int c) { return c != 1; };
+  Plan plan(dec, {FieldSpec::of(a), FieldSpec::of(b, not_one)});
+  auto s = make_strategy("shm", plan);
+  long wrong = 0;
+  for (int round = 1; round <= 4; ++round) {
+    Field<double>& first = round % 2 ? a : a2;
+    const double shift = 1000.0 * round;
+    initialise(first, dec, shift);
+    initialise(b, dec, shift);
+    const FieldView views[] = {first.view(), b.view()};
+    s->exchange(views);
+    wrong += count_wrong(first, dec, {}, "a", {}, shift) + count_wrong(b, dec, not_one, "b", {}, shift);
+  }
+  EXPECT_EQ(global_sum(wrong, MPI_COMM_WORLD), 0);
+}
+
+TEST(Shm, AViewInOtherMemoryThanItsPlanSaysIsRefused) {
+  Decomposition dec(MPI_COMM_WORLD, spec_of(3, false));
+  Field<double> heap(dec, 2, 1, Layout::aos);
+  Field<double> node(dec, 2, 1, Layout::aos, FieldMemory::node);
+  Plan plan(dec, {FieldSpec::of(node)});
+  auto s = make_strategy("shm", plan);
+  const FieldView v = heap.view();
+  EXPECT_THROW(s->exchange({&v, 1}), Error);
 }
 
 }  // namespace

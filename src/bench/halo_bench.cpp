@@ -127,15 +127,15 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     std::unique_ptr<Field<float>> ff;
     FieldView view;
     if (opt.type == ElementType::f64) {
-      fd = std::make_unique<Field<double>>(dec, opt.ncomp, opt.halo, opt.layout);
+      fd = std::make_unique<Field<double>>(dec, opt.ncomp, opt.halo, opt.layout, opt.field_memory);
       fill(*fd);
       view = fd->view();
     } else {
-      ff = std::make_unique<Field<float>>(dec, opt.ncomp, opt.halo, opt.layout);
+      ff = std::make_unique<Field<float>>(dec, opt.ncomp, opt.halo, opt.layout, opt.field_memory);
       fill(*ff);
       view = ff->view();
     }
-    Plan plan(dec, {FieldSpec{view.shape, travels}}, plan_options_for(opt.plan, opt.pack_threads));
+    Plan plan(dec, {FieldSpec{view.shape, travels, opt.field_memory}}, plan_options_for(opt.plan, opt.pack_threads));
 
     std::vector<Candidate> cands;
     for (const std::string& n : names) {
@@ -316,6 +316,7 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
     put_samples(j, "time_per_call_s", r.time_per_call_s);
     put_halo_phases(j, r.pack_s, r.mpi_s, r.unpack_s, r.summary.median, r.halo_bytes);
     j["pack_threads"] = to_string(opt.pack_threads);
+    j["field_memory"] = to_string(opt.field_memory);
     j["halo_bytes"] = r.halo_bytes;
     j["line_bytes"] = r.line_bytes;
     put_samples(j, "copy_bandwidth_bytes_per_s", r.copy_bytes_per_s);

@@ -20,6 +20,7 @@ struct Args {
   std::string plan = "full";
   std::string velocity_set = "D3Q19";
   std::string pack_threads = "auto";
+  std::string field_memory = "heap";
   double work_us = 0;
   int dims = 3;
   std::string procs = "0,0,0";
@@ -56,6 +57,7 @@ HaloBenchOptions to_options(const Args& a) {
   o.plan = a.plan;
   o.velocity_set = a.velocity_set;
   o.pack_threads = parse_pack_threads(a.pack_threads);
+  o.field_memory = parse_field_memory(a.field_memory);
   o.work_s = a.work_us * 1e-6;
   o.procs = per_dim<int>(a.procs, a.dims, "--procs");
   const auto per = per_dim<long>(a.periodic, a.dims, "--periodic");
@@ -99,6 +101,11 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
   add_plan_options(*cmd, a->plan, a->pack_threads);
   cmd->add_option("--velocity-set", a->velocity_set, "Velocity set of the reduced plan (--ncomp must be its q)")
       ->capture_default_str();
+  cmd->add_option("--field-memory", a->field_memory,
+                  "Where the field lives: heap (private; 'shm' packs through a shared window) or node (a window\n"
+                  "shared with the node's ranks, so 'shm' copies halos straight from the neighbour's field)")
+      ->check(CLI::IsMember({"node", "heap"}))
+      ->capture_default_str();
   cmd->add_option("--work-us", a->work_us, "Busy work between begin() and end(), microseconds (0: none)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
@@ -132,7 +139,8 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
       const auto results = run_halo_bench(MPI_COMM_WORLD, opt, std::cerr);
       const auto records = halo_bench_records(MPI_COMM_WORLD, opt, results);
       print_results("# haloex bench halo: " + std::to_string(size) + " ranks, " + std::to_string(opt.ndim) +
-                        "-D, per-call times of one exchange" + (opt.global > 0 ? " (strong scaling)" : "") + "\n" +
+                        "-D, fields in " + to_string(opt.field_memory) + " memory, per-call times of one exchange" +
+                        (opt.global > 0 ? " (strong scaling)" : "") + "\n" +
                         format_halo_table(opt, results),
                     records, a->json);
       return 0;

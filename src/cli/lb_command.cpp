@@ -58,7 +58,7 @@ int run_lb(const Args& a) {
     std::cout << "# haloex lb: " << cfg.source << "\n# " << cfg.velocity_set << " " << dec.describe() << ", "
               << solver.fluid_sites() << " fluid sites, " << dec.size() << " ranks x " << omp_get_max_threads()
               << " threads (from " << threads_source() << ")\n# kernel " << cfg.kernel << ", layout "
-              << to_string(cfg.layout) << ", strategy "
+              << to_string(cfg.layout) << " in " << to_string(cfg.field_memory) << " memory, strategy "
               << cfg.strategy
               << (cfg.strategy == "auto" ? " > " + std::string(solver.strategy().resolved_name()) : std::string())
               << " (" << solver.halo_kind() << " halo), overlap " << cfg.overlap << "\n# "

@@ -36,11 +36,18 @@ FieldShape FieldShape::make(const Decomposition& dec, ElementType type, int ncom
   s.ncomp = ncomp;
   s.halo = halo;
   s.layout = layout;
+  std::array<long, max_dims> local{};
   for (int d = 0; d < max_dims; ++d) {
-    s.local[d] = dec.local_size(d);
+    local[d] = dec.local_size(d);
     s.width[d] = d < dec.ndim() ? halo : 0;
-    s.alloc[d] = s.local[d] + 2 * s.width[d];
   }
+  return s.with_local(local);
+}
+
+FieldShape FieldShape::with_local(const std::array<long, max_dims>& extents) const {
+  FieldShape s = *this;
+  s.local = extents;
+  for (int d = 0; d < max_dims; ++d) s.alloc[d] = s.local[d] + 2 * s.width[d];
   s.stride = {s.alloc[1] * s.alloc[2], s.alloc[2], 1};
   s.nsites = s.alloc[0] * s.alloc[1] * s.alloc[2];
   s.site_stride = layout == Layout::aos ? ncomp : 1;

@@ -34,14 +34,23 @@ class Auto final : public Strategy {
     if (opt.samples < 1 || opt.max_calls < 1 || !(opt.sample_s > 0))
       throw InputError("auto: samples, max_calls and sample_s must be positive");
     MPI_Comm comm = plan.decomposition().comm();
-    // Scratch fields of the plan's shapes: timing on the caller's fields
-    // could change them (a transposed plan writes into the interior).
-    std::vector<Buffer> scratch;
+    // Scratch fields of the plan's shapes, allocated as Field allocates:
+    // timing on the caller's fields could change them (a transposed plan
+    // writes into the interior), `shm` runs another way on node memory, and
+    // strided copies run slower on 4 KiB pages than on a heap field's huge
+    // pages (which once made auto prefer staged-types where shm was faster).
+    std::vector<std::unique_ptr<std::byte[], AlignedFree>> scratch;
+    std::vector<std::unique_ptr<NodeMemory>> node_scratch;
     std::vector<FieldView> views;
     for (const FieldSpec& f : plan.fields()) {
-      scratch.emplace_back(static_cast<size_t>(f.shape.elements()) * element_size(f.shape.type));
-      std::memset(scratch.back().data(), 0, scratch.back().size());
-      views.push_back(FieldView{f.shape, scratch.back().data()});
+      const size_t bytes = static_cast<size_t>(f.shape.elements()) * element_size(f.shape.type);
+      if (f.memory == FieldMemory::node) {
+        node_scratch.push_back(NodeMemory::per_node(comm, bytes));
+        views.push_back(FieldView{f.shape, node_scratch.back()->data(), node_scratch.back().get()});
+      } else {
+        scratch.push_back(allocate_aligned<std::byte>(bytes));
+        views.push_back(FieldView{f.shape, scratch.back().get()});
+      }
     }
     std::vector<std::unique_ptr<Strategy>> cands = candidates_for(plan, comm, make_auto_default);
     if (cands.empty()) throw InputError("auto: no registered strategy can serve this plan");

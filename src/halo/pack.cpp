@@ -77,6 +77,18 @@ void copy_local(std::span<const FieldCopy> copies, size_t bytes, std::span<const
   }
 }
 
+void copy_from(std::span<const FieldCopy> copies, std::span<const std::byte* const> from, size_t bytes,
+               std::span<const FieldView> fields, PackThreads threads) {
+  if (alone(threads, bytes)) {
+    for (const FieldCopy& c : copies) c.kernel.run(from[c.field], fields[c.field].data);
+    return;
+  }
+  // As unpack: the copies of one message in order on each thread, no
+  // barrier between them.
+#pragma omp parallel if (packs_on_team(threads, bytes))
+  for (const FieldCopy& c : copies) c.kernel.run(from[c.field], fields[c.field].data);
+}
+
 size_t page_size() {
   static const size_t page = [] {
     const long p = sysconf(_SC_PAGESIZE);

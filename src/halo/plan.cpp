@@ -374,6 +374,10 @@ void Plan::check(std::span<const FieldView> views) const {
       throw Error("field " + std::to_string(i) + " given to the exchange does not match the plan's field " +
                   std::to_string(i) + " (type, components, halo, layout or extents differ)");
     if (!views[i].data) throw Error("field " + std::to_string(i) + " given to the exchange has no data");
+    const FieldMemory memory = views[i].node ? FieldMemory::node : FieldMemory::heap;
+    if (memory != fields_[i].memory)
+      throw Error("field " + std::to_string(i) + " given to the exchange lives in " + to_string(memory) +
+                  " memory but its plan's field is in " + to_string(fields_[i].memory) + " memory");
   }
 }
 

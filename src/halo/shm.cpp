@@ -1,10 +1,13 @@
-// shm: neighbours on the same node exchange through a shared-memory window
-// instead of MPI messages. Each rank packs what a node neighbour needs into
-// its own part of an MPI_Win_allocate_shared window and raises a generation
-// counter; the neighbour unpacks straight from there into its halo. That is
-// one copy each side and no MPI call on the node, against MPI's pack, copy
-// through the transport (one or two copies) and unpack. Neighbours on other
-// nodes go through MPI as in `direct`.
+// shm: neighbours on the same node exchange through shared memory instead of
+// MPI messages; neighbours on other nodes go through MPI as in `direct`.
+// It runs one of two ways, the same on every rank:
+// - zero copy, when every field lives in node memory (FieldMemory::node):
+//   each rank copies its halos straight out of its node neighbours' fields,
+//   one copy per value and nothing packed;
+// - staged through the window otherwise: each rank packs what a node
+//   neighbour needs into its own part of a shared window and the neighbour
+//   unpacks from there, one copy each side, against MPI's pack, copy through
+//   the transport (one or two copies) and unpack.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -25,79 +28,44 @@ using detail::PeerMessages;
 constexpr size_t line = 64;  // a cache line: counters written by different ranks never share one
 size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-/// A shared window over the ranks of one node, held in a passive-target
-/// epoch (MPI_Win_lock_all) for its whole life so that plain loads and
-/// stores into any rank's part are allowed at any time.
-class NodeWindow {
- public:
-  NodeWindow(MPI_Comm node, size_t bytes) {
-    Info info;
-    // Each rank's part on its own pages, placed on its own NUMA node by the
-    // first touch of its owner.
-    mpi_check(MPI_Info_set(info.get(), "alloc_shared_noncontig", "true"), "MPI_Info_set");
-    void* base = nullptr;
-    mpi_check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(round_up(std::max(bytes, line), page_size())), 1,
-                                      info.get(), node, &base, &win_),
-              "MPI_Win_allocate_shared");
-    int* model = nullptr;
-    int found = 0;
-    mpi_check(MPI_Win_get_attr(win_, MPI_WIN_MODEL, &model, &found), "MPI_Win_get_attr");
-    if (!found || *model != MPI_WIN_UNIFIED) {
-      MPI_Win_free(&win_);
-      throw InputError("shm needs an MPI library whose shared windows use the unified memory model");
-    }
-    mpi_check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
-  }
-  NodeWindow(const NodeWindow&) = delete;
-  NodeWindow& operator=(const NodeWindow&) = delete;
-  ~NodeWindow() {
-    MPI_Win_unlock_all(win_);
-    MPI_Win_free(&win_);
-  }
-  /// Where the part of the rank `node_rank` (in the node communicator) starts
-  /// in this process's address space.
-  std::byte* part(int node_rank) const {
-    MPI_Aint size = 0;
-    int disp = 0;
-    void* p = nullptr;
-    mpi_check(MPI_Win_shared_query(win_, node_rank, &size, &disp, &p), "MPI_Win_shared_query");
-    return static_cast<std::byte*>(p);
-  }
-  MPI_Win get() const { return win_; }
-
- private:
-  struct Info {
-    MPI_Info info = MPI_INFO_NULL;
-    Info() { mpi_check(MPI_Info_create(&info), "MPI_Info_create"); }
-    ~Info() { MPI_Info_free(&info); }
-    MPI_Info get() const { return info; }
-  };
-  MPI_Win win_ = MPI_WIN_NULL;
-};
-
 // The window part of a rank: one header per node neighbour it sends to (two
-// counters, each on its own cache line), then slot 0 and slot 1, each holding
+// counters, each on its own cache line), then one descriptor per field (where
+// the field is, zero copy), then slot 0 and slot 1 (staged), each holding
 // every block to node neighbours end to end (the PeerMessages layout).
 //
 // Synchronisation, for generation g = 1, 2, ... (one per exchange):
-// - The writer packs generation g into slot g % 2, after waiting until the
-//   reader's `consumed` counter reaches g - 2 (the last generation that used
-//   that slot), then stores `posted` = g with release order.
-// - The reader waits until `posted` >= g with acquire order, unpacks from
-//   slot g % 2 and stores `consumed` = g with release order.
-// Release/acquire pairs make the packed bytes visible before the counter that
-// announces them, and the reader's loads of a slot complete before the writer
-// may overwrite it. The writer can run one generation ahead (`posted` = g + 1
-// while the reader still reads g) because g + 1 goes to the other slot. The
-// counters are lock-free, address-free std::atomic_ref<uint64_t>, valid across
-// processes that map the same memory; the unified window model (checked
-// above) means MPI keeps no separate copy that would need MPI_Win_sync.
+// - Staged: the writer packs generation g into slot g % 2, after waiting
+//   until the reader's `consumed` counter reaches g - 2 (the last generation
+//   that used that slot), then stores `posted` = g with release order. The
+//   reader waits until `posted` >= g with acquire order, unpacks from slot
+//   g % 2 and stores `consumed` = g with release order. The writer can run
+//   one generation ahead because g + 1 goes to the other slot.
+// - Zero copy: the writer's begin() writes its descriptors and stores
+//   `posted` = g; the reader waits for it (acquire), copies from the writer's
+//   field and stores `consumed` = g (release). The writer's end() waits for
+//   `consumed` = g from every reader before it returns, since from then on
+//   its caller may overwrite the values being read; so no reader can still
+//   be reading when the next begin() rewrites the descriptors.
+// Release/acquire pairs make the values written before a counter visible
+// with it, and the reader's loads complete before the writer may overwrite
+// them. The counters are lock-free, address-free std::atomic_ref<uint64_t>,
+// valid across processes that map the same memory; the unified window model
+// (NodeMemory checks it) means MPI keeps no separate copy that would need
+// MPI_Win_sync.
 struct Header {
   alignas(line) std::uint64_t posted;
   alignas(line) std::uint64_t consumed;
 };
 static_assert(sizeof(Header) == 2 * line);
 static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free);
+
+// Where a writer's field is: which node window (its id), the writer's rank
+// in that window's group, and the field's byte offset in the writer's part.
+struct Descriptor {
+  std::uint64_t id[2];
+  std::uint64_t rank;
+  std::uint64_t offset;
+};
 
 std::uint64_t load(std::uint64_t& x) { return std::atomic_ref<std::uint64_t>(x).load(std::memory_order_acquire); }
 void store(std::uint64_t& x, std::uint64_t v) {
@@ -116,6 +84,15 @@ class Backoff {
   int spins_ = 0;
 };
 
+// Whether every field of the plan lives in node memory on every rank.
+bool all_in_node_memory(const Plan& plan) {
+  int here = 1;
+  for (const FieldSpec& f : plan.fields()) here &= f.memory == FieldMemory::node ? 1 : 0;
+  int all = 0;
+  mpi_check(MPI_Allreduce(&here, &all, 1, MPI_INT, MPI_MIN, plan.decomposition().comm()), "MPI_Allreduce");
+  return all == 1 && !plan.fields().empty();
+}
+
 class Shm final : public Strategy {
  public:
   Shm(const Plan& plan, std::string_view name, const ShmOptions& options) : Strategy(plan, name) {
@@ -129,6 +106,7 @@ class Shm final : public Strategy {
     else
       mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, dec.rank(), MPI_INFO_NULL, node_.out()),
                 "MPI_Comm_split_type");
+    zero_copy_ = all_in_node_memory(plan);
     const std::vector<int> node_rank = node_ranks(comm, node_.get());
     auto on_node = [&](int peer) { return node_rank[static_cast<size_t>(peer)] != MPI_UNDEFINED; };
     auto off_node = [&](int peer) { return !on_node(peer); };
@@ -139,64 +117,150 @@ class Shm final : public Strategy {
     shm_from_.emplace(plan.direct(), &Link::recv, on_node, false);
     reqs_.resize(mpi_from_->blocks.size() + mpi_to_->blocks.size(), MPI_REQUEST_NULL);
 
-    const size_t headers = shm_to_->blocks.size() * sizeof(Header);
-    slot_bytes_ = round_up(shm_to_->bytes, line);
-    window_.emplace(node_.get(), headers + 2 * slot_bytes_);
-    std::byte* mine = window_->part(comm_rank(node_.get()));
+    // The window part: headers, descriptors, then the two slots (staged only).
+    layout_.slots = round_up(shm_to_->blocks.size() * sizeof(Header) + plan.fields().size() * sizeof(Descriptor),
+                             line);
+    layout_.slot_bytes = zero_copy_ ? 0 : round_up(shm_to_->bytes, line);
+    window_.emplace(node_.get(), layout_.slots + 2 * layout_.slot_bytes);
+    std::byte* mine = window_->data();
     headers_ = reinterpret_cast<Header*>(mine);
-    for (size_t k = 0; k < shm_to_->blocks.size(); ++k) headers_[k] = Header{0, 0};
-    for (int s = 0; s < 2; ++s) send_jobs_[s] = shm_to_->jobs_at(mine + headers + s * slot_bytes_);
+    descriptors_ = reinterpret_cast<Descriptor*>(mine + shm_to_->blocks.size() * sizeof(Header));
+    for (int s = 0; s < 2; ++s) send_jobs_[s] = shm_to_->jobs_at(mine + layout_.slots + s * layout_.slot_bytes);
     connect(comm, node_rank);
   }
 
  private:
-  // Each sender tells each node neighbour where its block sits in the
-  // sender's part: which header, how many headers precede the slots, the
-  // slot size, the block's offset in a slot and its bytes. One message per
-  // block, along the same peer and tag as the data would travel; the
-  // receiver checks that the sizes agree.
+  // Where things are in a writer's window part.
+  struct Layout {
+    size_t slots = 0;       // bytes before slot 0 (headers and descriptors)
+    size_t slot_bytes = 0;  // 0 when zero copy
+  };
+
+  // A node neighbour's block: its counters, and how to read its values.
+  struct Source {
+    Header* header = nullptr;
+    const Descriptor* descriptors = nullptr;  // the writer's, one per field
+    int writer = 0;                           // rank in the plan's communicator
+    std::vector<PackJob> jobs[2];             // staged: unpack jobs reading slot 0 and slot 1
+    std::vector<FieldCopy> copies;            // zero copy: from the writer's fields into ours
+    size_t bytes = 0;
+  };
+
+  // Each writer tells each node neighbour where its block sits in the
+  // writer's part: which header, where the descriptors and slots start, the
+  // slot size, the block's offset in a slot and its bytes. With zero copy a
+  // second message gives the writer's extents per field and each part's box,
+  // from which the reader builds copies out of the writer's field. Both go
+  // along the same peer and tag as the data would travel, in order; the
+  // reader checks that the sizes agree.
   void connect(MPI_Comm comm, const std::vector<int>& node_rank) {
-    constexpr int words = 5;
+    constexpr size_t words = 6;
     const size_t ns = shm_to_->blocks.size(), nr = shm_from_->blocks.size();
     std::vector<std::uint64_t> out(words * ns), in(words * nr);
-    std::vector<MPI_Request> reqs(ns + nr, MPI_REQUEST_NULL);
+    std::vector<std::vector<long>> geometry_out(ns), geometry_in(nr);
+    std::vector<MPI_Request> reqs;
     for (size_t k = 0; k < nr; ++k) {
       const PeerBlock& b = shm_from_->blocks[k];
-      mpi_check(MPI_Irecv(&in[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs[k]), "MPI_Irecv");
+      reqs.push_back(MPI_REQUEST_NULL);
+      mpi_check(MPI_Irecv(&in[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()), "MPI_Irecv");
+      if (!zero_copy_) continue;
+      geometry_in[k].resize(geometry_words(b));
+      reqs.push_back(MPI_REQUEST_NULL);
+      mpi_check(MPI_Irecv(geometry_in[k].data(), static_cast<int>(geometry_in[k].size()), MPI_LONG, b.peer, b.tag,
+                          comm, &reqs.back()),
+                "MPI_Irecv");
     }
+    const std::uint64_t descriptors = ns * sizeof(Header);
     for (size_t k = 0; k < ns; ++k) {
       const PeerBlock& b = shm_to_->blocks[k];
-      const std::uint64_t where[words] = {k, ns, slot_bytes_, b.offset, b.bytes};
+      const std::uint64_t where[words] = {k, descriptors, layout_.slots, layout_.slot_bytes, b.offset, b.bytes};
       std::copy(where, where + words, &out[words * k]);
-      mpi_check(MPI_Isend(&out[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs[nr + k]), "MPI_Isend");
+      reqs.push_back(MPI_REQUEST_NULL);
+      mpi_check(MPI_Isend(&out[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()), "MPI_Isend");
+      if (!zero_copy_) continue;
+      geometry_out[k] = geometry_of(b);
+      reqs.push_back(MPI_REQUEST_NULL);
+      mpi_check(MPI_Isend(geometry_out[k].data(), static_cast<int>(geometry_out[k].size()), MPI_LONG, b.peer, b.tag,
+                          comm, &reqs.back()),
+                "MPI_Isend");
     }
     mpi_check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     std::string mismatch;
     for (size_t k = 0; k < nr; ++k) {
       const PeerBlock& b = shm_from_->blocks[k];
       const std::uint64_t* w = &in[words * k];
-      if (w[4] != b.bytes) {
-        mismatch = "shm: rank " + std::to_string(b.peer) + " sends " + std::to_string(w[4]) + " bytes where " +
+      if (w[5] != b.bytes) {
+        mismatch = "shm: rank " + std::to_string(b.peer) + " sends " + std::to_string(w[5]) + " bytes where " +
                    std::to_string(b.bytes) + " are expected";
         continue;
       }
       std::byte* part = window_->part(node_rank[static_cast<size_t>(b.peer)]);
       Source src;
       src.header = reinterpret_cast<Header*>(part) + w[0];
-      std::byte* slots = part + w[1] * sizeof(Header);
-      // The block's jobs, placed at its offset inside each of the sender's slots.
+      src.descriptors = reinterpret_cast<const Descriptor*>(part + w[1]);
+      src.writer = b.peer;
+      src.bytes = b.bytes;
+      // The block's jobs, placed at its offset inside each of the writer's slots.
       const PeerBlock at_start{b.peer, b.tag, 0, b.bytes, b.jobs};
-      for (int s = 0; s < 2; ++s) src.jobs[s] = PeerMessages::block_jobs_at(at_start, slots + s * w[2] + w[3]);
+      for (int s = 0; s < 2 && !zero_copy_; ++s)
+        src.jobs[s] = PeerMessages::block_jobs_at(at_start, part + w[2] + s * w[3] + w[4]);
+      if (zero_copy_) src.copies = copies_from(b, geometry_in[k], mismatch);
       sources_.push_back(std::move(src));
     }
     // Every rank agrees before any throws (a rank alone would leave the
     // others waiting in a collective).
     throw_if_any(comm, mismatch);
-    // Every rank has zeroed its counters before anyone reads them: the
-    // standard's pattern for a shared window (sync, barrier, sync).
-    mpi_check(MPI_Win_sync(window_->get()), "MPI_Win_sync");
-    mpi_check(MPI_Barrier(node_.get()), "MPI_Barrier");
-    mpi_check(MPI_Win_sync(window_->get()), "MPI_Win_sync");
+  }
+
+  // Geometry message: the writer's interior extents per field (3 each),
+  // then field, lo and hi of each part of the block (7 each).
+  size_t geometry_words(const PeerBlock& b) const {
+    size_t parts = 0;
+    for (const PackJob& j : b.jobs) parts += j.message->parts.size();
+    return 3 * plan_.fields().size() + 7 * parts;
+  }
+  std::vector<long> geometry_of(const PeerBlock& b) const {
+    std::vector<long> g;
+    for (const FieldSpec& f : plan_.fields()) g.insert(g.end(), f.shape.local.begin(), f.shape.local.end());
+    for (const PackJob& j : b.jobs)
+      for (const Part& p : j.message->parts) {
+        g.push_back(p.field);
+        g.insert(g.end(), p.box.lo.begin(), p.box.lo.end());
+        g.insert(g.end(), p.box.hi.begin(), p.box.hi.end());
+      }
+    return g;
+  }
+
+  // Copies from the writer's send boxes (its geometry `g`) into our receive
+  // boxes, part by part: both sides list the block's parts in the same order.
+  std::vector<FieldCopy> copies_from(const PeerBlock& b, const std::vector<long>& g, std::string& mismatch) const {
+    const std::vector<FieldSpec>& fields = plan_.fields();
+    std::vector<FieldCopy> out;
+    size_t at = 3 * fields.size();
+    for (const PackJob& j : b.jobs)
+      for (const Part& p : j.message->parts) {
+        const int field = static_cast<int>(g[at]);
+        Box box;
+        for (int d = 0; d < max_dims; ++d) {
+          box.lo[static_cast<size_t>(d)] = g[at + 1 + static_cast<size_t>(d)];
+          box.hi[static_cast<size_t>(d)] = g[at + 4 + static_cast<size_t>(d)];
+        }
+        at += 7;
+        bool same = field == p.field;
+        for (int d = 0; d < max_dims; ++d) same = same && box.extent(d) == p.box.extent(d);
+        if (!same) {
+          mismatch = "shm: rank " + std::to_string(b.peer) + " describes a halo part that does not match this rank's";
+          return {};
+        }
+        const FieldShape& mine = fields[static_cast<size_t>(field)].shape;
+        std::array<long, max_dims> local{};
+        for (size_t d = 0; d < max_dims; ++d) local[d] = g[3 * static_cast<size_t>(field) + d];
+        const std::vector<Walk> from = field_walks(mine.with_local(local), box, p.comps);
+        const std::vector<Walk> to = field_walks(mine, p.box, p.comps);
+        for (size_t w = 0; w < from.size(); ++w)
+          out.push_back(FieldCopy{field, CopyKernel(from[w], to[w], element_size(mine.type))});
+      }
+    return out;
   }
 
   // For each rank of the plan's communicator, its rank in the node
@@ -228,19 +292,28 @@ class Shm final : public Strategy {
       const PeerBlock& b = mpi_to_->blocks[k];
       mpi_check(MPI_Isend(mpi_to_->data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs_[nr + k]), "MPI_Isend");
     }
-    // The slot this generation fills was last read two generations ago.
     const size_t n_shm = shm_to_->blocks.size();
-    for (size_t k = 0; k < n_shm; ++k) {
-      Backoff wait;
-      while (load(headers_[k].consumed) + 2 < generation_) wait.pause();
+    if (zero_copy_) {
+      for (size_t f = 0; f < fields.size(); ++f) {
+        const NodeMemory& m = *fields[f].node;
+        descriptors_[f] = Descriptor{{m.id()[0], m.id()[1]},
+                                     static_cast<std::uint64_t>(m.rank()),
+                                     static_cast<std::uint64_t>(fields[f].data - m.data())};
+      }
+    } else {
+      // The slot this generation fills was last read two generations ago.
+      for (size_t k = 0; k < n_shm; ++k) {
+        Backoff wait;
+        while (load(headers_[k].consumed) + 2 < generation_) wait.pause();
+      }
+      pack(send_jobs_[generation_ % 2], fields);
     }
-    pack(send_jobs_[generation_ % 2], fields);
     for (size_t k = 0; k < n_shm; ++k) store(headers_[k].posted, generation_);
     copy_self(plan_.direct(), fields);
   }
 
   void do_end(std::span<const FieldView> fields) override {
-    // Unpack each node neighbour's block as soon as it is posted.
+    // Take each node neighbour's values as soon as they are posted.
     done_.assign(sources_.size(), false);
     size_t left = sources_.size();
     Backoff wait;
@@ -248,7 +321,10 @@ class Shm final : public Strategy {
       bool progressed = false;
       for (size_t k = 0; k < sources_.size(); ++k) {
         if (done_[k] || load(sources_[k].header->posted) < generation_) continue;
-        unpack(sources_[k].jobs[generation_ % 2], fields);
+        if (zero_copy_)
+          read_fields(sources_[k], fields);
+        else
+          unpack(sources_[k].jobs[generation_ % 2], fields);
         store(sources_[k].header->consumed, generation_);
         done_[k] = true;
         --left;
@@ -260,25 +336,44 @@ class Shm final : public Strategy {
     mpi_check(MPI_Waitall(static_cast<int>(nr), reqs_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     unpack(mpi_from_->jobs, fields);
     mpi_check(MPI_Waitall(static_cast<int>(ns), reqs_.data() + nr, MPI_STATUSES_IGNORE), "MPI_Waitall");
+    // Our caller may overwrite the fields as soon as we return: every node
+    // neighbour must have finished reading them.
+    if (!zero_copy_) return;
+    for (size_t k = 0; k < shm_to_->blocks.size(); ++k) {
+      Backoff slow;
+      while (load(headers_[k].consumed) < generation_) slow.pause();
+    }
+  }
+
+  // Copy a node neighbour's values straight out of its fields.
+  void read_fields(const Source& src, std::span<const FieldView> fields) {
+    from_.resize(fields.size());
+    for (size_t f = 0; f < fields.size(); ++f) {
+      const Descriptor& d = src.descriptors[f];
+      const NodeMemory& m = *fields[f].node;
+      if (d.id[0] != m.id()[0] || d.id[1] != m.id()[1])
+        throw Error("shm: field " + std::to_string(f) + " of rank " + std::to_string(src.writer) +
+                    " lies in another node window than this rank's; create the fields in the same order on "
+                    "every rank");
+      from_[f] = m.part(static_cast<int>(d.rank)) + d.offset;
+    }
+    as_unpack([&] { copy_from(src.copies, from_, src.bytes, fields, plan_.options().pack_threads); });
   }
 
   static int count(const PeerBlock& b) { return mpi_count(b.bytes, "an shm halo message between nodes"); }
 
-  // A node neighbour's block in its part of the window.
-  struct Source {
-    Header* header = nullptr;
-    std::vector<PackJob> jobs[2];  // unpack jobs reading slot 0 and slot 1
-  };
-
   Comm node_;
+  bool zero_copy_ = false;
   std::optional<PeerMessages> mpi_to_, mpi_from_, shm_to_, shm_from_;
   std::vector<MPI_Request> reqs_;
-  std::optional<NodeWindow> window_;
-  size_t slot_bytes_ = 0;
+  std::optional<NodeMemory> window_;
+  Layout layout_;
   Header* headers_ = nullptr;
+  Descriptor* descriptors_ = nullptr;
   std::vector<PackJob> send_jobs_[2];
   std::vector<Source> sources_;
-  std::vector<bool> done_;  // per source, this end(); kept to avoid an allocation per call
+  std::vector<bool> done_;                  // per source, this end(); kept to avoid an allocation per call
+  std::vector<const std::byte*> from_;      // per field, the source being read; likewise
   std::uint64_t generation_ = 0;
 };
 

@@ -126,10 +126,10 @@ struct Solver::Impl {
         vs(velocity_set(c.velocity_set)),
         dec(comm, spec_of(c)),
         aa(c.kernel == "aa"),
-        f0(dec, vs.q, 1, c.layout),
+        f0(dec, vs.q, 1, c.layout, c.field_memory),
         fwd_plan(make_forward_plan()),
         monitor(dec.comm(), parse_monitor_mode(c.monitor_mode), c.mach_limit) {
-    if (!aa) f1.emplace(dec, vs.q, 1, c.layout);
+    if (!aa) f1.emplace(dec, vs.q, 1, c.layout, c.field_memory);
     const FieldShape& sh = f0.shape();
     kinds = site_kinds(cfg, dec, sh, read_mask_file(cfg));
     for (const Offset& v : vs.c) offsets.push_back(v[0] * sh.stride[0] + v[1] * sh.stride[1] + v[2] * sh.stride[2]);

@@ -40,5 +40,20 @@ for r in rows:
     assert len(r["copy_bandwidth_bytes_per_s"]) == 3 and bw > 0
     assert abs(r["line_bound_s"] - r["line_bytes"] / (bw / 2)) <= 1e-9 * r["line_bound_s"]
     assert abs(r["bound_fraction"] - r["line_bound_s"] / med) <= 1e-9 * r["bound_fraction"]
+    assert r["field_memory"] == "heap", r["field_memory"]
 print(f"{len(rows)} records OK")
 PY
+
+# Fields in node memory: shm reads straight from the neighbour; the table and
+# the records say where the field lived. A place that is not one is refused.
+$launch "$haloex" bench halo -m 6 -i 20 -r 2 -x 2 -s shm --field-memory node -o "$dir/node.jsonl" -q |
+  tee "$dir/node.txt"
+grep -q "fields in node memory" "$dir/node.txt"
+grep -q "^shm " "$dir/node.txt"
+python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; assert len(r)==1 and r[0]["field_memory"]=="node", r' \
+  "$dir/node.jsonl"
+if $launch "$haloex" bench halo -m 6 -s shm --field-memory disk -q >"$dir/bad.txt" 2>&1; then
+  echo "--field-memory disk was accepted" >&2; exit 1
+fi
+grep -q "field-memory" "$dir/bad.txt" || { cat "$dir/bad.txt" >&2; exit 1; }
+echo "node memory OK"

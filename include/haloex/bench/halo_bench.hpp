@@ -39,6 +39,9 @@ struct HaloBenchOptions {
   std::string plan = "full";
   std::string velocity_set = "D3Q19";
   PackThreads pack_threads = PackThreads::automatic;
+  /// Where the field lives: node memory lets `shm` read halos straight from
+  /// a neighbour's field; every other strategy runs alike on both.
+  FieldMemory field_memory = FieldMemory::heap;
   /// Synthetic work (a busy wait of this many seconds) between begin() and
   /// end(), timed beside the plain exchange: how much of the exchange hides.
   double work_s = 0;

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 
+#include "haloex/field/node_memory.hpp"
 #include "haloex/grid/decomposition.hpp"
 
 namespace haloex {
@@ -58,6 +59,8 @@ struct FieldShape {
 
   /// Shape of a field with these properties on this rank's subdomain.
   static FieldShape make(const Decomposition& dec, ElementType type, int ncomp, int halo, Layout layout);
+  /// The same field on a subdomain of other interior extents (a neighbour's).
+  FieldShape with_local(const std::array<long, max_dims>& extents) const;
 
   /// Index of a site in local coordinates (halo sites are negative or >= local).
   long site(long i, long j, long k) const {
@@ -79,6 +82,7 @@ struct FieldShape {
 struct FieldView {
   FieldShape shape;
   std::byte* data = nullptr;
+  const NodeMemory* node = nullptr;  // the shared window `data` lies in, if any
 };
 
 /// Asks the kernel to back [p, p + bytes) with huge pages (a hint; ignored
@@ -111,10 +115,21 @@ template <class T>
 class Field {
  public:
   /// Throws InputError when halo < 1, ncomp < 1, or a subdomain is thinner
-  /// than the halo.
-  Field(const Decomposition& dec, int ncomp, int halo, Layout layout = Layout::aos)
-      : shape_(FieldShape::make(dec, element_type_of<T>(), ncomp, halo, layout)),
-        data_(allocate_aligned<T>(static_cast<size_t>(shape_.elements()))) {}
+  /// than the halo. With FieldMemory::node the field lives in a window shared
+  /// with the ranks of its node (collective over the decomposition's
+  /// communicator), where `shm` reads halos straight from a neighbour.
+  Field(const Decomposition& dec, int ncomp, int halo, Layout layout = Layout::aos,
+        FieldMemory memory = FieldMemory::heap)
+      : shape_(FieldShape::make(dec, element_type_of<T>(), ncomp, halo, layout)) {
+    const size_t n = static_cast<size_t>(shape_.elements());
+    if (memory == FieldMemory::heap) {
+      heap_ = allocate_aligned<T>(n);
+      data_ = heap_.get();
+    } else {
+      node_ = NodeMemory::per_node(dec.comm(), n * sizeof(T));
+      data_ = reinterpret_cast<T*>(node_->data());
+    }
+  }
 
   const FieldShape& shape() const { return shape_; }
   int ncomp() const { return shape_.ncomp; }
@@ -122,11 +137,12 @@ class Field {
   Layout layout() const { return shape_.layout; }
   long local_size(int d) const { return shape_.local[d]; }
 
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  FieldMemory memory() const { return node_ ? FieldMemory::node : FieldMemory::heap; }
   /// Number of elements, halo included.
   size_t size() const { return static_cast<size_t>(shape_.elements()); }
-  std::span<T> elements() { return {data_.get(), size()}; }
+  std::span<T> elements() { return {data_, size()}; }
 
   /// Value of component c at local site (i, j, k); halo sites have negative
   /// coordinates or coordinates >= the local extent.
@@ -134,11 +150,13 @@ class Field {
   const T& operator()(long i, long j, long k, int c) const { return data_[shape_.element(i, j, k, c)]; }
 
   /// Type-erased view for the exchange.
-  FieldView view() { return FieldView{shape_, reinterpret_cast<std::byte*>(data_.get())}; }
+  FieldView view() { return FieldView{shape_, reinterpret_cast<std::byte*>(data_), node_.get()}; }
 
  private:
   FieldShape shape_;
-  std::unique_ptr<T[], AlignedFree> data_;
+  std::unique_ptr<T[], AlignedFree> heap_;
+  std::unique_ptr<NodeMemory> node_;
+  T* data_ = nullptr;
 };
 
 }  // namespace haloex

@@ -42,6 +42,12 @@ void copy_local(const Link& link, std::span<const FieldView> fields, PackThreads
 void copy_local(std::span<const FieldCopy> copies, size_t bytes, std::span<const FieldView> fields,
                 PackThreads threads = PackThreads::automatic);
 
+/// Copies from another rank's fields, mapped into this address space (node
+/// memory): copy c reads from `from[c.field]` and writes into
+/// `fields[c.field]`; `bytes` in all.
+void copy_from(std::span<const FieldCopy> copies, std::span<const std::byte* const> from, size_t bytes,
+               std::span<const FieldView> fields, PackThreads threads = PackThreads::automatic);
+
 /// The system's page size in bytes.
 size_t page_size();
 

@@ -47,14 +47,16 @@ struct PlanOptions {
   PackThreads pack_threads = PackThreads::automatic;
 };
 
-/// A field as the plan sees it: its shape and which components travel.
+/// A field as the plan sees it: its shape, which components travel, and
+/// where its memory is (the views handed to an exchange must agree).
 struct FieldSpec {
   FieldShape shape;
   ComponentPredicate travels;  // empty: all components everywhere
+  FieldMemory memory = FieldMemory::heap;
 
   template <class T>
   static FieldSpec of(const Field<T>& f, ComponentPredicate travels = {}) {
-    return FieldSpec{f.shape(), std::move(travels)};
+    return FieldSpec{f.shape(), std::move(travels), f.memory()};
   }
 };
 

@@ -1,0 +1,86 @@
+#include "haloex/field/node_memory.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace haloex {
+
+namespace {
+
+size_t whole_pages(size_t bytes) {
+  const long p = sysconf(_SC_PAGESIZE);
+  const size_t page = p > 0 ? static_cast<size_t>(p) : size_t(4096);
+  return std::max(page, (bytes + page - 1) / page * page);
+}
+
+struct Info {
+  MPI_Info info = MPI_INFO_NULL;
+  Info() { mpi_check(MPI_Info_create(&info), "MPI_Info_create"); }
+  ~Info() { MPI_Info_free(&info); }
+};
+
+}  // namespace
+
+FieldMemory parse_field_memory(const std::string& s) {
+  if (s == "heap") return FieldMemory::heap;
+  if (s == "node") return FieldMemory::node;
+  throw InputError("field memory '" + s + "' is not one of: heap, node");
+}
+
+std::string to_string(FieldMemory m) { return m == FieldMemory::heap ? "heap" : "node"; }
+
+std::unique_ptr<NodeMemory> NodeMemory::per_node(MPI_Comm comm, size_t bytes) {
+  Comm node;
+  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, node.out()),
+            "MPI_Comm_split_type");
+  return std::make_unique<NodeMemory>(node.get(), bytes);
+}
+
+NodeMemory::NodeMemory(MPI_Comm group, size_t bytes) : bytes_(bytes) {
+  mpi_check(MPI_Comm_dup(group, group_.out()), "MPI_Comm_dup");
+  rank_ = comm_rank(group_.get());
+  Info info;
+  // Each rank's part on its own pages, placed on its own NUMA node by the
+  // first touch of its owner (the memset below).
+  mpi_check(MPI_Info_set(info.info, "alloc_shared_noncontig", "true"), "MPI_Info_set");
+  void* base = nullptr;
+  mpi_check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(whole_pages(bytes)), 1, info.info, group_.get(), &base,
+                                    &win_),
+            "MPI_Win_allocate_shared");
+  int* model = nullptr;
+  int found = 0;
+  mpi_check(MPI_Win_get_attr(win_, MPI_WIN_MODEL, &model, &found), "MPI_Win_get_attr");
+  if (!found || *model != MPI_WIN_UNIFIED) {
+    MPI_Win_free(&win_);
+    throw InputError("node memory needs an MPI library whose shared windows use the unified memory model");
+  }
+  mpi_check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+  const int n = comm_size(group_.get());
+  for (int r = 0; r < n; ++r) {
+    MPI_Aint size = 0;
+    int disp = 0;
+    void* p = nullptr;
+    mpi_check(MPI_Win_shared_query(win_, r, &size, &disp, &p), "MPI_Win_shared_query");
+    parts_.push_back(static_cast<std::byte*>(p));
+  }
+  std::memset(data(), 0, whole_pages(bytes));
+  // The owner's process id and address of rank 0's part: no two windows
+  // alive on one node share both.
+  id_ = {static_cast<std::uint64_t>(getpid()), reinterpret_cast<std::uint64_t>(data())};
+  mpi_check(MPI_Bcast(id_.data(), 2, MPI_UINT64_T, 0, group_.get()), "MPI_Bcast");
+  // Every part zeroed before any rank reads another's (sync, barrier, sync:
+  // the standard's pattern for a shared window).
+  mpi_check(MPI_Win_sync(win_), "MPI_Win_sync");
+  mpi_check(MPI_Barrier(group_.get()), "MPI_Barrier");
+  mpi_check(MPI_Win_sync(win_), "MPI_Win_sync");
+}
+
+NodeMemory::~NodeMemory() {
+  MPI_Win_unlock_all(win_);
+  MPI_Win_free(&win_);
+}
+
+}  // namespace haloex
