@@ -175,6 +175,10 @@ TEST(LbConfig, ParsesAndRejects) {
   EXPECT_NE(msg("[lattice\n").find("t.toml:1"), std::string::npos);
   EXPECT_NE(msg("", {"run.steps"}).find("expected key=value"), std::string::npos);
   EXPECT_NE(msg("", {"physics.tau=0.2"}).find("must be > 1/2"), std::string::npos);
+  EXPECT_NE(msg("[run]\nfield_memory = \"disk\"\n").find("field memory 'disk' is not one of"), std::string::npos);
+  EXPECT_NE(msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\noverlap = \"interior\"\n").find("use halo = "),
+            std::string::npos);
+  EXPECT_EQ(msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\n"), "no error");
 }
 
 TEST(LbConfig, MaskFileOfWrongSizeIsRefused) {
@@ -352,7 +356,8 @@ LbConfig everything(const std::string& set) {
 }
 
 void expect_identical_to_serial(const std::string& set, const std::vector<std::string>& kernels,
-                                const std::vector<std::string>& strategies, long steps) {
+                                const std::vector<std::string>& strategies, long steps,
+                                FieldMemory memory = FieldMemory::heap) {
   const LbConfig base = everything(set);
   std::vector<double> ref;
   if (world_rank() == 0) {
@@ -382,6 +387,9 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
           c.halo = (v & 1) ? "full" : "reduced";
           const int threads = 1 + ((v >> 1) & 1);
           c.layout = (v >> 2) & 1 ? Layout::aos : Layout::soa;
+          c.field_memory = memory;
+          // The one combination the input check refuses for node memory.
+          if (memory == FieldMemory::node && kernel == "aa" && c.halo == "full" && c.overlap != "none") continue;
           omp_set_num_threads(threads);
           std::unique_ptr<Solver> s;
           try {
@@ -408,6 +416,12 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
 
 TEST(LbBitIdentical, D3Q19EveryStrategyOverlapHaloThreads) {
   expect_identical_to_serial("D3Q19", {"aa", "pull"}, strategy_names(), 100);
+}
+
+// Populations in node memory: `shm` reads them straight from the neighbour
+// (`auto` may pick it too), for both kernels and every overlap.
+TEST(LbBitIdentical, D3Q19InNodeMemory) {
+  expect_identical_to_serial("D3Q19", {"aa", "pull"}, {"shm", "auto", "direct"}, 40, FieldMemory::node);
 }
 
 TEST(LbBitIdentical, OtherVelocitySets) {

@@ -39,6 +39,7 @@ class Auto final : public Strategy {
     // writes into the interior), `shm` runs another way on node memory, and
     // strided copies run slower on 4 KiB pages than on a heap field's huge
     // pages (which once made auto prefer staged-types where shm was faster).
+    agree_on_memory(plan, comm);
     std::vector<std::unique_ptr<std::byte[], AlignedFree>> scratch;
     std::vector<std::unique_ptr<NodeMemory>> node_scratch;
     std::vector<FieldView> views;
@@ -118,6 +119,22 @@ class Auto final : public Strategy {
   void reset_times() override { chosen_->reset_times(); }
 
  private:
+  // Node scratch is allocated collectively: every rank must want it for the
+  // same fields, or the ranks would pair up unrelated collectives.
+  static void agree_on_memory(const Plan& plan, MPI_Comm comm) {
+    std::vector<int> lo, hi;
+    for (const FieldSpec& f : plan.fields()) lo.push_back(f.memory == FieldMemory::node ? 1 : 0);
+    hi = lo;
+    const int n = static_cast<int>(lo.size());
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, lo.data(), n, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, hi.data(), n, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+    std::string error;
+    for (size_t i = 0; i < lo.size(); ++i)
+      if (lo[i] != hi[i])
+        error = "auto: field " + std::to_string(i) + " is in node memory on some ranks and on the heap on others";
+    throw_if_any(comm, error);
+  }
+
   // Every other registered strategy that every rank could build.
   static std::vector<std::unique_ptr<Strategy>> candidates_for(const Plan& plan, MPI_Comm comm,
                                                                decltype(StrategyInfo::make) self) {

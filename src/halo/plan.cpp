@@ -378,6 +378,10 @@ void Plan::check(std::span<const FieldView> views) const {
     if (memory != fields_[i].memory)
       throw Error("field " + std::to_string(i) + " given to the exchange lives in " + to_string(memory) +
                   " memory but its plan's field is in " + to_string(fields_[i].memory) + " memory");
+    const size_t bytes = static_cast<size_t>(views[i].shape.elements()) * element_size(views[i].shape.type);
+    if (views[i].node && (views[i].data < views[i].node->data() ||
+                          views[i].data + bytes > views[i].node->data() + views[i].node->size()))
+      throw Error("field " + std::to_string(i) + " given to the exchange does not lie inside its node memory");
   }
 }
 

@@ -213,11 +213,11 @@ class Shm final : public Strategy {
   }
 
   // Geometry message: the writer's interior extents per field (3 each),
-  // then field, lo and hi of each part of the block (7 each).
+  // then field, lo, hi and component count of each part of the block (8 each).
   size_t geometry_words(const PeerBlock& b) const {
     size_t parts = 0;
     for (const PackJob& j : b.jobs) parts += j.message->parts.size();
-    return 3 * plan_.fields().size() + 7 * parts;
+    return 3 * plan_.fields().size() + 8 * parts;
   }
   std::vector<long> geometry_of(const PeerBlock& b) const {
     std::vector<long> g;
@@ -227,6 +227,7 @@ class Shm final : public Strategy {
         g.push_back(p.field);
         g.insert(g.end(), p.box.lo.begin(), p.box.lo.end());
         g.insert(g.end(), p.box.hi.begin(), p.box.hi.end());
+        g.push_back(static_cast<long>(p.comps.size()));
       }
     return g;
   }
@@ -245,8 +246,8 @@ class Shm final : public Strategy {
           box.lo[static_cast<size_t>(d)] = g[at + 1 + static_cast<size_t>(d)];
           box.hi[static_cast<size_t>(d)] = g[at + 4 + static_cast<size_t>(d)];
         }
-        at += 7;
-        bool same = field == p.field;
+        bool same = field == p.field && g[at + 7] == static_cast<long>(p.comps.size());
+        at += 8;
         for (int d = 0; d < max_dims; ++d) same = same && box.extent(d) == p.box.extent(d);
         if (!same) {
           mismatch = "shm: rank " + std::to_string(b.peer) + " describes a halo part that does not match this rank's";
@@ -351,10 +352,13 @@ class Shm final : public Strategy {
     for (size_t f = 0; f < fields.size(); ++f) {
       const Descriptor& d = src.descriptors[f];
       const NodeMemory& m = *fields[f].node;
-      if (d.id[0] != m.id()[0] || d.id[1] != m.id()[1])
+      if (d.id[0] != m.id()[0] || d.id[1] != m.id()[1]) {
+        // Release the writer, which waits for this reader, before throwing.
+        store(src.header->consumed, generation_);
         throw Error("shm: field " + std::to_string(f) + " of rank " + std::to_string(src.writer) +
                     " lies in another node window than this rank's; create the fields in the same order on "
                     "every rank");
+      }
       from_[f] = m.part(static_cast<int>(d.rank)) + d.offset;
     }
     as_unpack([&] { copy_from(src.copies, from_, src.bytes, fields, plan_.options().pack_threads); });

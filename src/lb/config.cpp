@@ -304,6 +304,12 @@ void validate(const LbConfig& c) {
   if (c.kernel != "aa" && c.kernel != "pull") bad(s, "run.kernel must be \"aa\" or \"pull\", got \"" + c.kernel + "\"");
   if (c.overlap != "none" && c.overlap != "interior" && c.overlap != "map")
     bad(s, "run.overlap must be \"none\", \"interior\" or \"map\", got \"" + c.overlap + "\"");
+  // In node memory `shm` reads a neighbour's populations while they are in
+  // place; during an overlapped AA step the kernel rewrites populations of
+  // the boundary layer that a full halo sends (never ones a reduced halo does).
+  if (c.field_memory == FieldMemory::node && c.kernel == "aa" && c.halo == "full" && c.overlap != "none")
+    bad(s, "run.field_memory = \"node\" with the aa kernel, halo = \"full\" and overlap = \"" + c.overlap +
+               "\" would let neighbours read populations while the kernel rewrites them; use halo = \"reduced\"");
   if (c.halo == "auto")
     bad(s, "run.halo = \"auto\" is now called \"reduced\" (only the populations that cross, exact for every "
            "kernel); \"auto\" names the halo strategy that times the others (run.strategy)");

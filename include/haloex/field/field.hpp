@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "haloex/field/node_memory.hpp"
 #include "haloex/grid/decomposition.hpp"
@@ -117,7 +118,8 @@ class Field {
   /// Throws InputError when halo < 1, ncomp < 1, or a subdomain is thinner
   /// than the halo. With FieldMemory::node the field lives in a window shared
   /// with the ranks of its node (collective over the decomposition's
-  /// communicator), where `shm` reads halos straight from a neighbour.
+  /// communicator, and so is destroying it), where `shm` reads halos straight
+  /// from a neighbour.
   Field(const Decomposition& dec, int ncomp, int halo, Layout layout = Layout::aos,
         FieldMemory memory = FieldMemory::heap)
       : shape_(FieldShape::make(dec, element_type_of<T>(), ncomp, halo, layout)) {
@@ -129,6 +131,16 @@ class Field {
       node_ = NodeMemory::per_node(dec.comm(), n * sizeof(T));
       data_ = reinterpret_cast<T*>(node_->data());
     }
+  }
+
+  Field(Field&& o) noexcept
+      : shape_(o.shape_), heap_(std::move(o.heap_)), node_(std::move(o.node_)), data_(std::exchange(o.data_, nullptr)) {}
+  Field& operator=(Field&& o) noexcept {
+    shape_ = o.shape_;
+    heap_ = std::move(o.heap_);
+    node_ = std::move(o.node_);
+    data_ = std::exchange(o.data_, nullptr);
+    return *this;
   }
 
   const FieldShape& shape() const { return shape_; }

@@ -135,7 +135,10 @@ struct ShmOptions {
 };
 
 /// `shm` with explicit options (make_strategy("shm", plan) uses the
-/// defaults). Collective over the plan's communicator.
+/// defaults). Collective over the plan's communicator. With every field in
+/// node memory its node neighbours read the fields themselves, so end()
+/// returns only once each of them has reached its own end(): where several
+/// exchanges are in flight at once, end them in the same order on every rank.
 std::unique_ptr<Strategy> make_shm(const Plan& plan, ShmOptions options = {});
 
 /// One line on what `auto` chose and by how much, e.g. "auto chose direct:
