@@ -4,6 +4,19 @@
 
 namespace haloex {
 
+size_t page_size() {
+  static const size_t page = [] {
+    const long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? static_cast<size_t>(p) : size_t(4096);
+  }();
+  return page;
+}
+
+size_t whole_pages(size_t bytes) {
+  const size_t page = page_size();
+  return std::max(page, (bytes + page - 1) / page * page);
+}
+
 void advise_huge_pages(void* p, size_t bytes) {
 #ifdef MADV_HUGEPAGE
   (void)madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure only costs speed

@@ -2,19 +2,14 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstring>
 #include <memory>
+
+#include "haloex/field/field.hpp"
 
 namespace haloex {
 
 namespace {
-
-size_t whole_pages(size_t bytes) {
-  const long p = sysconf(_SC_PAGESIZE);
-  const size_t page = p > 0 ? static_cast<size_t>(p) : size_t(4096);
-  return std::max(page, (bytes + page - 1) / page * page);
-}
 
 struct Info {
   MPI_Info info = MPI_INFO_NULL;
@@ -36,11 +31,10 @@ std::unique_ptr<NodeMemory> NodeMemory::per_node(MPI_Comm comm, size_t bytes) {
   Comm node;
   mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, node.out()),
             "MPI_Comm_split_type");
-  return std::make_unique<NodeMemory>(node.get(), bytes);
+  return std::make_unique<NodeMemory>(std::move(node), bytes);
 }
 
-NodeMemory::NodeMemory(MPI_Comm group, size_t bytes) : bytes_(bytes) {
-  mpi_check(MPI_Comm_dup(group, group_.out()), "MPI_Comm_dup");
+NodeMemory::NodeMemory(Comm group, size_t bytes) : group_(std::move(group)), bytes_(bytes) {
   rank_ = comm_rank(group_.get());
   Info info;
   // Each rank's part on its own pages, placed on its own NUMA node by the

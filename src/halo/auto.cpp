@@ -4,7 +4,6 @@
 // the slowest rank's times, which one reduction gives to all.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <iomanip>
 #include <sstream>
 

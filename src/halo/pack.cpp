@@ -1,7 +1,6 @@
 #include "haloex/halo/pack.hpp"
 
 #include <omp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -89,19 +88,10 @@ void copy_from(std::span<const FieldCopy> copies, std::span<const std::byte* con
   for (const FieldCopy& c : copies) c.kernel.run(from[c.field], fields[c.field].data);
 }
 
-size_t page_size() {
-  static const size_t page = [] {
-    const long p = sysconf(_SC_PAGESIZE);
-    return p > 0 ? static_cast<size_t>(p) : size_t(4096);
-  }();
-  return page;
-}
-
 Buffer::Buffer(size_t bytes) : size_(bytes) {
   // Never null, even when empty: some MPI libraries refuse a null buffer.
-  const size_t page = page_size();
-  const size_t rounded = std::max(page, (bytes + page - 1) / page * page);
-  void* p = std::aligned_alloc(page, rounded);
+  const size_t rounded = whole_pages(bytes);
+  void* p = std::aligned_alloc(page_size(), rounded);
   if (!p) throw Error("cannot allocate a halo buffer of " + std::to_string(rounded) + " bytes");
   data_.reset(static_cast<std::byte*>(p));
 }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "haloex/halo/strategy.hpp"
 #include "stage_ops.hpp"
@@ -101,13 +102,14 @@ class Shm final : public Strategy {
     if (options.node_size < 0)
       throw InputError("shm: node_size must be 0 (the real nodes) or a positive group size, not " +
                        std::to_string(options.node_size));
+    Comm node;
     if (options.node_size > 0)
-      mpi_check(MPI_Comm_split(comm, dec.rank() / options.node_size, dec.rank(), node_.out()), "MPI_Comm_split");
+      mpi_check(MPI_Comm_split(comm, dec.rank() / options.node_size, dec.rank(), node.out()), "MPI_Comm_split");
     else
-      mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, dec.rank(), MPI_INFO_NULL, node_.out()),
+      mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, dec.rank(), MPI_INFO_NULL, node.out()),
                 "MPI_Comm_split_type");
     zero_copy_ = all_in_node_memory(plan);
-    const std::vector<int> node_rank = node_ranks(comm, node_.get());
+    const std::vector<int> node_rank = node_ranks(comm, node.get());
     auto on_node = [&](int peer) { return node_rank[static_cast<size_t>(peer)] != MPI_UNDEFINED; };
     auto off_node = [&](int peer) { return !on_node(peer); };
 
@@ -121,7 +123,7 @@ class Shm final : public Strategy {
     layout_.slots = round_up(shm_to_->blocks.size() * sizeof(Header) + plan.fields().size() * sizeof(Descriptor),
                              line);
     layout_.slot_bytes = zero_copy_ ? 0 : round_up(shm_to_->bytes, line);
-    window_.emplace(node_.get(), layout_.slots + 2 * layout_.slot_bytes);
+    window_.emplace(std::move(node), layout_.slots + 2 * layout_.slot_bytes);
     std::byte* mine = window_->data();
     headers_ = reinterpret_cast<Header*>(mine);
     descriptors_ = reinterpret_cast<Descriptor*>(mine + shm_to_->blocks.size() * sizeof(Header));
@@ -366,7 +368,6 @@ class Shm final : public Strategy {
 
   static int count(const PeerBlock& b) { return mpi_count(b.bytes, "an shm halo message between nodes"); }
 
-  Comm node_;
   bool zero_copy_ = false;
   std::optional<PeerMessages> mpi_to_, mpi_from_, shm_to_, shm_from_;
   std::vector<MPI_Request> reqs_;

@@ -90,6 +90,11 @@ struct FieldView {
 /// where unsupported).
 void advise_huge_pages(void* p, size_t bytes);
 
+/// The system's page size in bytes.
+size_t page_size();
+/// `bytes` rounded up to whole pages, at least one page.
+size_t whole_pages(size_t bytes);
+
 /// Frees memory from std::aligned_alloc.
 struct AlignedFree {
   void operator()(void* p) const { std::free(p); }

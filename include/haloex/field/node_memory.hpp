@@ -32,8 +32,9 @@ class NodeMemory {
   /// Collective over `comm`: gives this rank `bytes` in a window shared with
   /// the ranks of `comm` on its node (MPI_COMM_TYPE_SHARED).
   static std::unique_ptr<NodeMemory> per_node(MPI_Comm comm, size_t bytes);
-  /// Collective over `group`, whose ranks must all share memory (one node).
-  NodeMemory(MPI_Comm group, size_t bytes);
+  /// Collective over `group`, whose ranks must all share memory (one node);
+  /// the window keeps the communicator.
+  NodeMemory(Comm group, size_t bytes);
   NodeMemory(const NodeMemory&) = delete;
   NodeMemory& operator=(const NodeMemory&) = delete;
   ~NodeMemory();
@@ -45,8 +46,6 @@ class NodeMemory {
   std::byte* part(int group_rank) const { return parts_.at(static_cast<size_t>(group_rank)); }
   /// This rank's rank in the group.
   int rank() const { return rank_; }
-  MPI_Comm group() const { return group_.get(); }
-  MPI_Win window() const { return win_; }
   /// The same on every rank of the group, and different from every other
   /// NodeMemory alive on the node: lets a reader check that it maps the
   /// window a writer means.

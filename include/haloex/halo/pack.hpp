@@ -48,9 +48,6 @@ void copy_local(std::span<const FieldCopy> copies, size_t bytes, std::span<const
 void copy_from(std::span<const FieldCopy> copies, std::span<const std::byte* const> from, size_t bytes,
                std::span<const FieldView> fields, PackThreads threads = PackThreads::automatic);
 
-/// The system's page size in bytes.
-size_t page_size();
-
 /// A page-aligned byte buffer: whole pages, so no message shares a page with
 /// other data (MPI libraries register and pin memory by pages).
 class Buffer {
