@@ -92,7 +92,8 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
     for (const auto& k : opt.kernels)
       for (const auto& l : opt.layouts)
         for (const auto& s : opt.strategies)
-          for (const auto& o : opt.overlaps) names.push_back(k + "/" + l + "/" + s + "/" + o);
+          for (const auto& o : opt.overlaps)
+            for (const auto& c : opt.collisions) names.push_back(k + "/" + l + "/" + s + "/" + o + "/" + c);
     for (int threads : thread_counts) {
       omp_set_num_threads(threads);
       std::vector<std::unique_ptr<lb::Solver>> solvers;
@@ -103,6 +104,7 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
         c.layout = parse_layout(parts[1]);
         c.strategy = parts[2];
         c.overlap = parts[3];
+        c.collision = parts[4];
         solvers.push_back(std::make_unique<lb::Solver>(c, comm));
         solvers.back()->advance(opt.warmup);
       }
@@ -171,19 +173,19 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
 std::string format_lb_table(const std::vector<LbBenchResult>& results) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%6s %7s  %-30s %10s %10s %9s %8s %8s %8s %12s %9s\n", "L", "threads", "config", "MLUPS",
+  std::snprintf(line, sizeof line, "%6s %7s  %-34s %10s %10s %9s %8s %8s %8s %12s %9s\n", "L", "threads", "config", "MLUPS",
                 "mean", "std", "roofline", "fraction", "q-frac", "halo ms/step", "ratio");
   s += line;
   for (const LbBenchResult& r : results) {
     if (is_sweep(r.config)) {
-      std::snprintf(line, sizeof line, "%6ld %7d  %-30s %10.2f GB/s in-place RMW (median) %s; %.1f MLUPS at %.0f B/update\n",
+      std::snprintf(line, sizeof line, "%6ld %7d  %-34s %10.2f GB/s in-place RMW (median) %s; %.1f MLUPS at %.0f B/update\n",
                     r.size, r.threads, r.config.c_str(), r.summary.median / 1e9,
                     r.config == "stream" ? "of 1 array: roofline" : "over q arrays: q-roofline", r.roofline_mlups,
                     r.bytes_per_update);
       s += line;
       continue;
     }
-    std::snprintf(line, sizeof line, "%6ld %7d  %-30s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %9.3f\n", r.size,
+    std::snprintf(line, sizeof line, "%6ld %7d  %-34s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %9.3f\n", r.size,
                   r.threads, r.config.c_str(), r.summary.median, r.summary.mean, r.summary.stddev, r.roofline_mlups,
                   r.fraction, r.fraction_q, r.halo_median_s * 1e3, r.ratio_to_first);
     s += line;
@@ -218,6 +220,7 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
       j["layout"] = p[1];
       j["strategy"] = p[2];
       j["overlap"] = p[3];
+      j["collision"] = p[4];
       j["mlups_samples"] = r.samples;
       j["mlups_median"] = r.summary.median;
       j["mlups_mean"] = r.summary.mean;

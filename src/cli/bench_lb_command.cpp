@@ -21,6 +21,7 @@ struct Args {
   std::string layouts = "soa";
   std::string strategies = "auto";
   std::string overlaps = "none";
+  std::string collisions = "bgk";
   std::string threads;
   std::string monitor = "off";
   int steps = 20, repeats = 5, warmup = 2;
@@ -44,6 +45,9 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   cmd->add_option("--layouts", a->layouts, "Layouts: soa, aos")->capture_default_str();
   cmd->add_option("-s,--strategies", a->strategies, "Halo strategies")->capture_default_str();
   cmd->add_option("--overlap", a->overlaps, "Overlap modes: none, interior, map")->capture_default_str();
+  cmd->add_option("--collision", a->collisions,
+                  "Collision operators: bgk, trt (the peer kernels of RRZE lbm-benchmark-kernels time TRT)")
+      ->capture_default_str();
   cmd->add_option("-t,--threads", a->threads,
                   "OpenMP thread counts to run, e.g. 1,2 (default: OMP_NUM_THREADS, or each rank's share of its CPUs)");
   cmd->add_option("--monitor", a->monitor, "Monitoring during the timed steps: off, nonblocking, blocking")
@@ -63,6 +67,9 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       o.layouts = split_names(a->layouts);
       o.strategies = split_names(a->strategies);
       o.overlaps = split_names(a->overlaps);
+      o.collisions = split_names(a->collisions);
+      for (const auto& c : o.collisions)
+        if (c != "bgk" && c != "trt") throw InputError("--collision: unknown operator '" + c + "' (valid: bgk, trt)");
       for (long t : a->threads.empty() ? std::vector<long>{} : parse_long_list(a->threads, "--threads")) {
         if (t < 1 || t > 1024) throw InputError("--threads entries must be between 1 and 1024");
         o.threads.push_back(static_cast<int>(t));
@@ -72,8 +79,9 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       for (const auto& v : o.overlaps)
         if (v != "none" && v != "interior" && v != "map")
           throw InputError("--overlap: unknown mode '" + v + "' (valid: none, interior, map)");
-      if (o.kernels.empty() || o.layouts.empty() || o.strategies.empty() || o.overlaps.empty())
-        throw InputError("--kernels, --layouts, --strategies and --overlap need at least one entry each");
+      if (o.kernels.empty() || o.layouts.empty() || o.strategies.empty() || o.overlaps.empty() ||
+          o.collisions.empty())
+        throw InputError("--kernels, --layouts, --strategies, --overlap and --collision need at least one entry each");
       o.monitor = a->monitor;
       o.steps = a->steps;
       o.repeats = a->repeats;

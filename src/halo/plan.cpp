@@ -283,7 +283,7 @@ Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions 
   }
 }
 
-Plan Plan::transposed(const std::vector<Offset>& writer) const {
+Plan Plan::transposed(const std::vector<Offset>& writer, std::array<bool, max_dims> wrapped) const {
   for (const FieldSpec& f : fields_)
     if (f.shape.ncomp != static_cast<int>(writer.size()))
       throw Error("transposed plan: a field has " + std::to_string(f.shape.ncomp) + " components but " +
@@ -302,7 +302,7 @@ Plan Plan::transposed(const std::vector<Offset>& writer) const {
         for (int e = 0; e < ndim; ++e) {
           const long n = s.local[e];
           const int v = writer[c][e];
-          if (v == 0 || (stage_dim < 0 ? link[e] != 0 : e == stage_dim)) continue;
+          if (v == 0 || wrapped[e] || (stage_dim < 0 ? link[e] != 0 : e == stage_dim)) continue;
           if (b.lo[e] < 0 || b.hi[e] > n) continue;  // a halo range: the components already fit
           bool keep_low = false, keep_high = false;
           if (stage_dim >= 0 && e > stage_dim) {

@@ -141,6 +141,10 @@ const std::map<std::string, std::vector<Key>>& keys() {
          [](auto& n, auto& c, auto& w) { c.strategy = as_string(n, w); }},
         {"overlap", "none (default), interior or map", [](auto& n, auto& c, auto& w) { c.overlap = as_string(n, w); }},
         {"halo", "reduced (default: only the populations that cross, exact for every kernel) or full", [](auto& n, auto& c, auto& w) { c.halo = as_string(n, w); }},
+        {"periodic_wrap",
+         "true (default): on a periodic dimension one rank holds whole, the kernels read across the boundary; "
+         "false: copy that halo every step",
+         [](auto& n, auto& c, auto& w) { c.periodic_wrap = as_bool(n, w); }},
         {"field_memory",
          "heap (default) or node (populations in a window shared with the node's ranks, so the shm strategy "
          "copies halos straight from a neighbour)",
@@ -359,6 +363,7 @@ nlohmann::json config_json(const LbConfig& c) {
   j["strategy"] = c.strategy;
   j["overlap"] = c.overlap;
   j["halo"] = c.halo;
+  j["periodic_wrap"] = c.periodic_wrap;
   j["field_memory"] = to_string(c.field_memory);
   j["monitor_every"] = c.monitor_every;
   j["monitor_mode"] = c.monitor_mode;

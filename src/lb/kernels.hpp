@@ -66,64 +66,91 @@ HALOEX_LB_INLINE double dot(double x, double y, double z) {
   return r;
 }
 
-/// Relax one site's populations f (pre-collision) into out; returns the
-/// density and |u|^2 for monitoring.
-template <class L, bool Forced>
-HALOEX_LB_INLINE void collide(const double* f, double* out, const Collision& p, double& rho_out, double& u2_out) {
+/// The moments of one site that its relaxation needs.
+struct Moments {
+  double rho, ux, uy, uz, u2, base, uf;
+};
+
+/// Density, velocity and the equilibrium's direction-independent part of a
+/// site whose pre-collision population i is f(i).
+template <class L, bool Forced, class F>
+HALOEX_LB_INLINE Moments moments(F f, const Collision& p) {
   constexpr int Q = L::q;
   double rho = 0, jx = 0, jy = 0, jz = 0;
   static_for<Q>([&](auto I) __attribute__((always_inline)) {
     constexpr int i = I;
-    rho += f[i];
-    accumulate<L::c[i][0]>(jx, f[i]);
-    accumulate<L::c[i][1]>(jy, f[i]);
-    accumulate<L::c[i][2]>(jz, f[i]);
+    const double v = f(I);
+    rho += v;
+    accumulate<L::c[i][0]>(jx, v);
+    accumulate<L::c[i][1]>(jy, v);
+    accumulate<L::c[i][2]>(jz, v);
   });
   const double inv = 1.0 / rho;
-  double ux, uy, uz;
+  Moments m;
   if constexpr (Forced) {
-    ux = (jx + 0.5 * p.force[0]) * inv;
-    uy = (jy + 0.5 * p.force[1]) * inv;
-    uz = (jz + 0.5 * p.force[2]) * inv;
+    m.ux = (jx + 0.5 * p.force[0]) * inv;
+    m.uy = (jy + 0.5 * p.force[1]) * inv;
+    m.uz = (jz + 0.5 * p.force[2]) * inv;
   } else {
-    ux = jx * inv;
-    uy = jy * inv;
-    uz = jz * inv;
+    m.ux = jx * inv;
+    m.uy = jy * inv;
+    m.uz = jz * inv;
   }
-  const double u2 = ux * ux + uy * uy + uz * uz;
-  const double base = rho * (1.0 - 1.5 * u2);
-  const double r45 = 4.5 * rho, r3 = 3.0 * rho;
-  double uf = 0;
-  if constexpr (Forced) uf = ux * p.force[0] + uy * p.force[1] + uz * p.force[2];
+  m.rho = rho;
+  m.u2 = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
+  m.base = rho * (1.0 - 1.5 * m.u2);
+  m.uf = 0;
+  if constexpr (Forced) m.uf = m.ux * p.force[0] + m.uy * p.force[1] + m.uz * p.force[2];
+  return m;
+}
+
+/// Relax a site with moments m: out(i, value) receives post-collision
+/// population i, computed from f(i) and f(opposite(i)) a pair at a time (TRT;
+/// BGK when omega_m == omega_p).
+template <class L, bool Forced, class F, class Out>
+HALOEX_LB_INLINE void relax(F f, Out out, const Moments& m, const Collision& p) {
+  constexpr int Q = L::q;
+  const double r45 = 4.5 * m.rho, r3 = 3.0 * m.rho;
   {
     constexpr double w = L::w[0];
-    double o = f[0] - p.omega_p * (f[0] - w * base);
-    if constexpr (Forced) o += p.keep_p * (w * (-3.0 * uf));
-    out[0] = o;
+    const double f0 = f(std::integral_constant<int, 0>{});
+    double o = f0 - p.omega_p * (f0 - w * m.base);
+    if constexpr (Forced) o += p.keep_p * (w * (-3.0 * m.uf));
+    out(std::integral_constant<int, 0>{}, o);
   }
   static_for<Q>([&](auto I) __attribute__((always_inline)) {
     constexpr int i = I;
     constexpr int j = L::opp[i];
     if constexpr (i != 0 && i < j) {
       constexpr double w = L::w[i];
-      const double cu = dot<L::c[i][0], L::c[i][1], L::c[i][2]>(ux, uy, uz);
-      const double fp = 0.5 * (f[i] + f[j]), fm = 0.5 * (f[i] - f[j]);
-      const double dp = p.omega_p * (fp - w * (base + r45 * cu * cu));
+      const double fi = f(I), fj = f(std::integral_constant<int, j>{});
+      const double cu = dot<L::c[i][0], L::c[i][1], L::c[i][2]>(m.ux, m.uy, m.uz);
+      const double fp = 0.5 * (fi + fj), fm = 0.5 * (fi - fj);
+      const double dp = p.omega_p * (fp - w * (m.base + r45 * cu * cu));
       const double dm = p.omega_m * (fm - w * (r3 * cu));
-      double oi = f[i] - dp - dm, oj = f[j] - dp + dm;
+      double oi = fi - dp - dm, oj = fj - dp + dm;
       if constexpr (Forced) {
         const double cf = dot<L::c[i][0], L::c[i][1], L::c[i][2]>(p.force[0], p.force[1], p.force[2]);
-        const double sym = p.keep_p * (w * (9.0 * cu * cf - 3.0 * uf));
+        const double sym = p.keep_p * (w * (9.0 * cu * cf - 3.0 * m.uf));
         const double anti = p.keep_m * (w * (3.0 * cf));
         oi += sym + anti;
         oj += sym - anti;
       }
-      out[i] = oi;
-      out[j] = oj;
+      out(I, oi);
+      out(std::integral_constant<int, j>{}, oj);
     }
   });
-  rho_out = rho;
-  u2_out = u2;
+}
+
+/// Relax one site's populations f (pre-collision) into out; returns the
+/// density and |u|^2 for monitoring.
+template <class L, bool Forced>
+HALOEX_LB_INLINE void collide(const double* f, double* out, const Collision& p, double& rho_out, double& u2_out) {
+  auto in = [&](auto I) __attribute__((always_inline)) { return f[I]; };
+  const Moments m = moments<L, Forced>(in, p);
+  relax<L, Forced>(in, [&](auto I, double v) __attribute__((always_inline)) { out[I] = v; }, m, p);
+  rho_out = m.rho;
+  u2_out = m.u2;
 }
 
 /// Element index of (site, direction) in either layout.
@@ -136,7 +163,11 @@ HALOEX_LB_INLINE long at(long s, int i, long cs) {
 /// What every kernel gets besides its arrays.
 struct Context {
   long cs = 0;                  // SoA: elements between directions
-  const long* off = nullptr;    // site-index displacement of each velocity
+  // Site-index displacement to the neighbour in each direction: s + nb[i] is
+  // the site at x + c_i. In the bulk nb[i] = c_i . stride; on a face of a
+  // dimension this rank wraps periodically (no halo copy) it points across
+  // the lattice instead, so reads use nb[opposite(i)], never -nb[i].
+  const long* nb = nullptr;
   const uint8_t* kind = nullptr;
   const double* wall = nullptr; // moving-wall term per direction
   Collision coll;
@@ -161,15 +192,14 @@ inline void observe(Stats& st, double rho, double u2) {
 // direction I's pre-collision value at site s is, store(s, I) where its
 // post-collision value goes.
 //
-// Not `omp simd`: GCC privatises the loop body's f[Q]/o[Q] into per-lane
-// "simd arrays" laid out lane-major, which it cannot vectorise, and falls back
-// to scalar code. Plain auto-vectorisation first scalarises the fully
-// unrolled arrays and then vectorises; ivdep tells it what `omp simd` would
-// have: the iterations of a kernel never touch each other's locations (each
-// location is read and written by one site only). The monitor's per-site
-// density and speed go to a small buffer that a separate simd reduction
-// folds, since min/max reductions under IEEE rules keep the main loop from
-// vectorising.
+// Not `omp simd`: GCC privatises per-lane arrays into lane-major "simd
+// arrays" it cannot vectorise. Plain auto-vectorisation with ivdep tells it
+// what `omp simd` would have: the iterations of a kernel never touch each
+// other's locations (each location is read and written by one site only, and
+// a site's pair (i, opposite(i)) writes exactly the two locations it read).
+// The monitor's per-site density and speed come from the moment buffers
+// through a separate simd reduction, since min/max reductions under IEEE
+// rules keep the main loops from vectorising.
 //
 // Staged (for AoS): the chunk's populations are first copied direction by
 // direction into an L1-resident SoA buffer, collided there, and copied back.
@@ -180,10 +210,11 @@ inline void observe(Stats& st, double rho, double u2) {
 template <class L, bool Forced, bool Mon, bool Staged, class Load, class Store>
 inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load load, Store store) {
   constexpr int Q = L::q;
-  constexpr long chunk = 128;
+  constexpr long chunk = 64;
   const Collision p = coll;
   [[maybe_unused]] alignas(64) double in[Staged ? Q : 1][chunk], out[Staged ? Q : 1][chunk];
-  [[maybe_unused]] alignas(64) double rho_buf[Mon ? chunk : 1], u2_buf[Mon ? chunk : 1];
+  alignas(64) double rho_b[chunk], ux_b[chunk], uy_b[chunk], uz_b[chunk], u2_b[chunk], base_b[chunk];
+  [[maybe_unused]] alignas(64) double uf_b[Forced ? chunk : 1];
   for (long c0 = s0; c0 < s0 + n; c0 += chunk) {
     const long m = std::min(chunk, s0 + n - c0);
     if constexpr (Staged) {
@@ -191,19 +222,33 @@ inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load lo
         for (long k = 0; k < m; ++k) in[I][k] = load(c0 + k, I);
       });
     }
+    auto f_of = [&](long k) __attribute__((always_inline)) {
+      return [&, k](auto I) __attribute__((always_inline)) -> double {
+        if constexpr (Staged) return in[I][k];
+        else return load(c0 + k, I);
+      };
+    };
+    // Two passes keep few values live at once: the moments first, then the
+    // pairs, which read the populations again from L1. One pass would hold
+    // all q of them across the moment sums and spill them to the stack.
 #pragma GCC ivdep
     for (long k = 0; k < m; ++k) {
-      double f[Q], o[Q], rho, u2;
-      static_for<Q>([&](auto I) __attribute__((always_inline)) {
-        if constexpr (Staged) f[I] = in[I][k];
-        else f[I] = load(c0 + k, I);
-      });
-      collide<L, Forced>(f, o, p, rho, u2);
-      static_for<Q>([&](auto I) __attribute__((always_inline)) {
-        if constexpr (Staged) out[I][k] = o[I];
-        else store(c0 + k, I) = o[I];
-      });
-      if constexpr (Mon) rho_buf[k] = rho, u2_buf[k] = u2;
+      const Moments mo = moments<L, Forced>(f_of(k), p);
+      rho_b[k] = mo.rho, ux_b[k] = mo.ux, uy_b[k] = mo.uy, uz_b[k] = mo.uz, u2_b[k] = mo.u2, base_b[k] = mo.base;
+      if constexpr (Forced) uf_b[k] = mo.uf;
+    }
+#pragma GCC ivdep
+    for (long k = 0; k < m; ++k) {
+      Moments mo;
+      mo.rho = rho_b[k], mo.ux = ux_b[k], mo.uy = uy_b[k], mo.uz = uz_b[k], mo.base = base_b[k];
+      if constexpr (Forced) mo.uf = uf_b[k];
+      relax<L, Forced>(
+          f_of(k),
+          [&](auto I, double v) __attribute__((always_inline)) {
+            if constexpr (Staged) out[I][k] = v;
+            else store(c0 + k, I) = v;
+          },
+          mo, p);
     }
     if constexpr (Staged) {
       static_for<Q>([&](auto I) __attribute__((always_inline)) {
@@ -213,18 +258,18 @@ inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load lo
     if constexpr (Mon) {
       double rmin = st.rho_min, rmax = st.rho_max, umax = st.u2_max, nan = st.nan_sites;
 #pragma omp simd reduction(min : rmin) reduction(max : rmax, umax) reduction(+ : nan)
-      for (long k = 0; k < m; ++k) track(rmin, rmax, umax, nan, rho_buf[k], u2_buf[k]);
+      for (long k = 0; k < m; ++k) track(rmin, rmax, umax, nan, rho_b[k], u2_b[k]);
       st.rho_min = rmin, st.rho_max = rmax, st.u2_max = umax, st.nan_sites = nan;
     }
   }
 }
 
-// The velocity displacements as a local copy the loops can keep in registers.
+// The neighbour displacements as a local copy the loops can keep in registers.
 template <int Q>
 inline std::array<long, Q> offsets_of(const Context& c) {
-  std::array<long, Q> off{};
-  for (int i = 0; i < Q; ++i) off[i] = c.off[i];
-  return off;
+  std::array<long, Q> nb{};
+  for (int i = 0; i < Q; ++i) nb[i] = c.nb[i];
+  return nb;
 }
 
 /// Collide without streaming: read direction i at s, write it to slot i
@@ -247,11 +292,11 @@ template <class L, bool Soa, bool Forced, bool Mon>
 void pull_run(const double* src, double* dst, long s0, long n, const Context& c, Stats& st) {
   constexpr int Q = L::q;
   const long cs = c.cs;
-  const std::array<long, Q> off = offsets_of<Q>(c);
+  const std::array<long, Q> nb = offsets_of<Q>(c);
   run_sites<L, Forced, Mon, !Soa>(
       s0, n, c.coll, st,
       [=](long s, auto I) __attribute__((always_inline)) -> const double& {
-        return src[at<Soa, Q>(s - off[I], I, cs)];
+        return src[at<Soa, Q>(s + nb[L::opp[I]], I, cs)];
       },
       [=](long s, auto I) __attribute__((always_inline)) -> double& { return dst[at<Soa, Q>(s, I, cs)]; });
 }
@@ -263,13 +308,41 @@ template <class L, bool Soa, bool Forced, bool Mon>
 void aa_odd_run(double* a, long s0, long n, const Context& c, Stats& st) {
   constexpr int Q = L::q;
   const long cs = c.cs;
-  const std::array<long, Q> off = offsets_of<Q>(c);
+  const std::array<long, Q> nb = offsets_of<Q>(c);
   run_sites<L, Forced, Mon, !Soa>(
       s0, n, c.coll, st,
       [=](long s, auto I) __attribute__((always_inline)) -> const double& {
-        return a[at<Soa, Q>(s - off[I], L::opp[I], cs)];
+        return a[at<Soa, Q>(s + nb[L::opp[I]], L::opp[I], cs)];
       },
-      [=](long s, auto I) __attribute__((always_inline)) -> double& { return a[at<Soa, Q>(s + off[I], I, cs)]; });
+      [=](long s, auto I) __attribute__((always_inline)) -> double& { return a[at<Soa, Q>(s + nb[I], I, cs)]; });
+}
+
+/// The pull and AA odd kernels over a list of sites (the wrapped ends of
+/// rows, one per row, which share a neighbour table but no cache line).
+template <class L, bool Soa, bool Forced, bool Mon>
+void pull_list(const double* src, double* dst, const long* sites, long n, const Context& c, Stats& st) {
+  constexpr int Q = L::q;
+  const long cs = c.cs;
+  const std::array<long, Q> nb = offsets_of<Q>(c);
+  run_sites<L, Forced, Mon, true>(
+      0, n, c.coll, st,
+      [=](long k, auto I) __attribute__((always_inline)) -> const double& {
+        return src[at<Soa, Q>(sites[k] + nb[L::opp[I]], I, cs)];
+      },
+      [=](long k, auto I) __attribute__((always_inline)) -> double& { return dst[at<Soa, Q>(sites[k], I, cs)]; });
+}
+
+template <class L, bool Soa, bool Forced, bool Mon>
+void aa_odd_list(double* a, const long* sites, long n, const Context& c, Stats& st) {
+  constexpr int Q = L::q;
+  const long cs = c.cs;
+  const std::array<long, Q> nb = offsets_of<Q>(c);
+  run_sites<L, Forced, Mon, true>(
+      0, n, c.coll, st,
+      [=](long k, auto I) __attribute__((always_inline)) -> const double& {
+        return a[at<Soa, Q>(sites[k] + nb[L::opp[I]], L::opp[I], cs)];
+      },
+      [=](long k, auto I) __attribute__((always_inline)) -> double& { return a[at<Soa, Q>(sites[k] + nb[I], I, cs)]; });
 }
 
 /// Incoming population i at site s for a pull from `src` holding
@@ -278,7 +351,7 @@ void aa_odd_run(double* a, long s0, long n, const Context& c, Stats& st) {
 template <class L, bool Soa, bool AA>
 inline double incoming(const double* src, long s, int i, const Context& c) {
   constexpr int Q = L::q;
-  const long nb = s - c.off[i];
+  const long nb = s + c.nb[L::opp[i]];
   const uint8_t k = c.kind[nb];
   if (k == kind_fluid) return src[at<Soa, Q>(nb, AA ? L::opp[i] : i, c.cs)];
   const double back = src[at<Soa, Q>(s, AA ? i : L::opp[i], c.cs)];
@@ -306,7 +379,7 @@ void aa_odd_site(double* a, long s, const Context& c, Stats& st) {
   for (int i = 0; i < Q; ++i) f[i] = incoming<L, Soa, true>(a, s, i, c);
   collide<L, Forced>(f, o, c.coll, rho, u2);
   for (int i = 0; i < Q; ++i) {
-    const long nb = s + c.off[i];
+    const long nb = s + c.nb[i];
     const uint8_t k = c.kind[nb];
     if (k == kind_fluid)
       a[at<Soa, Q>(nb, i, c.cs)] = o[i];

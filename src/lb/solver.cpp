@@ -12,6 +12,7 @@
 #include "haloex/halo/plan.hpp"
 #include "haloex/lb/geometry.hpp"
 #include "kernels.hpp"
+#include "neighbours.hpp"
 
 namespace haloex::lb {
 
@@ -26,6 +27,8 @@ struct KernelSet {
   void (*local_swap)(const double*, double*, long, long, const Context&, Stats&);
   void (*pull)(const double*, double*, long, long, const Context&, Stats&);
   void (*aa_odd)(double*, long, long, const Context&, Stats&);
+  void (*pull_list)(const double*, double*, const long*, long, const Context&, Stats&);
+  void (*aa_odd_list)(double*, const long*, long, const Context&, Stats&);
   void (*pull_site)(const double*, double*, long, const Context&, Stats&);
   void (*aa_odd_site)(double*, long, const Context&, Stats&);
   double (*incoming_pull)(const double*, long, int, const Context&);
@@ -36,7 +39,8 @@ template <class L, bool Soa, bool Forced, bool Mon>
 KernelSet kernel_set() {
   using namespace detail;
   return {local_run<L, Soa, Forced, Mon, false>, local_run<L, Soa, Forced, Mon, true>, pull_run<L, Soa, Forced, Mon>,
-          aa_odd_run<L, Soa, Forced, Mon>,       pull_site<L, Soa, Forced, Mon>,      aa_odd_site<L, Soa, Forced, Mon>,
+          aa_odd_run<L, Soa, Forced, Mon>,       pull_list<L, Soa, Forced, Mon>,      aa_odd_list<L, Soa, Forced, Mon>,
+          pull_site<L, Soa, Forced, Mon>,        aa_odd_site<L, Soa, Forced, Mon>,
           incoming<L, Soa, false>,               incoming<L, Soa, true>};
 }
 
@@ -86,6 +90,24 @@ Split split(long n, bool remote) {
   return s;
 }
 
+// Dimensions the kernels wrap: periodic, and this rank's whole.
+std::array<bool, 3> wrapped_dims(const LbConfig& c, const Decomposition& dec) {
+  std::array<bool, 3> w{false, false, false};
+  for (int d = 0; d < c.ndim(); ++d) w[d] = c.periodic_wrap && c.periodic[d] && dec.procs(d) == 1;
+  return w;
+}
+
+// `base` without the halo regions across wrapped dimensions, which the
+// kernels never touch.
+ComponentPredicate outside_wrapped(ComponentPredicate base, const detail::NeighbourTables& nbt) {
+  if (!nbt.wraps_any()) return base;
+  return [base = std::move(base), &nbt](const Offset& o, int comp) {
+    for (int d = 0; d < max_dims; ++d)
+      if (o[d] != 0 && nbt.wraps(d)) return false;
+    return !base || base(o, comp);
+  };
+}
+
 }  // namespace
 
 struct Solver::Impl {
@@ -94,6 +116,7 @@ struct Solver::Impl {
   Decomposition dec;
   bool aa;
   Field<double> f0;
+  detail::NeighbourTables nbt;
   std::optional<Field<double>> f1;  // the second grid of the pull kernel
   int cur = 0;                      // pull: which grid holds the state
   std::vector<uint8_t> kinds;
@@ -127,6 +150,7 @@ struct Solver::Impl {
         dec(comm, spec_of(c)),
         aa(c.kernel == "aa"),
         f0(dec, vs.q, 1, c.layout, c.field_memory),
+        nbt(f0.shape(), vs, wrapped_dims(c, dec)),
         fwd_plan(make_forward_plan()),
         monitor(dec.comm(), parse_monitor_mode(c.monitor_mode), c.mach_limit) {
     if (!aa) f1.emplace(dec, vs.q, 1, c.layout, c.field_memory);
@@ -139,7 +163,7 @@ struct Solver::Impl {
       wall.push_back(2.0 * vs.w[i] * cfg.rho0 * cu / cs2);
     }
     ctx.cs = sh.comp_stride;
-    ctx.off = offsets.data();
+    ctx.nb = nbt.bulk();
     ctx.kind = kinds.data();
     ctx.wall = wall.data();
     const double tau_m = cfg.collision == "trt" ? 0.5 + cfg.magic / (cfg.tau - 0.5) : cfg.tau;
@@ -162,7 +186,9 @@ struct Solver::Impl {
     if (aa) {
       // The write-back is always reduced: with full components it would
       // overwrite populations this rank has just computed.
-      rev_plan.emplace(Plan(dec, {FieldSpec::of(f0, crossing_components(vs.reversed()))}).transposed(vs.c));
+      rev_plan.emplace(
+          Plan(dec, {FieldSpec::of(f0, outside_wrapped(crossing_components(vs.reversed()), nbt))})
+              .transposed(vs.c, wrapped_dims(cfg, dec)));
       rev = make_strategy(cfg.strategy, *rev_plan);
     }
     if (aa) make_guard();
@@ -186,7 +212,7 @@ struct Solver::Impl {
           const long s = sh.site(i, j, l);
           if (kinds[static_cast<size_t>(s)] != site_fluid) continue;
           for (int q = 0; q < vs.q; ++q) {
-            const long w[3] = {i - vs.c[q][0], j - vs.c[q][1], l - vs.c[q][2]};
+            const long w[3] = {nbt.fold(0, i - vs.c[q][0]), nbt.fold(1, j - vs.c[q][1]), nbt.fold(2, l - vs.c[q][2])};
             bool in_halo = false, remote = false;
             for (int d = 0; d < vs.ndim; ++d) {
               const bool out = w[d] < 0 || w[d] >= sh.local[d];
@@ -218,7 +244,7 @@ struct Solver::Impl {
     halo_kind = reduced ? "reduced" : "full";
     ComponentPredicate pred;
     if (reduced) pred = crossing_components(aa ? vs.reversed() : vs.c);
-    return Plan(dec, {FieldSpec::of(f0, pred)});
+    return Plan(dec, {FieldSpec::of(f0, outside_wrapped(pred, nbt))});
   }
 
   void make_boxes() {
@@ -273,16 +299,41 @@ struct Solver::Impl {
   double* grid(int g) { return g == 0 ? f0.data() : f1->data(); }
   FieldView view(int g) { return g == 0 ? f0.view() : f1->view(); }
 
-  // Run `plain` over runs of fast sites and `site` over boundary sites of the
-  // boxes, threads over rows; returns the monitoring statistics.
-  template <class Plain, class Site>
-  Stats sweep(const std::vector<Box>& boxes, Plain plain, Site site, bool boundary_is_plain) {
+  // A thread's wrapped row ends waiting for the list kernel, by class: one
+  // site per row, a row apart, so they are updated a batch at a time rather
+  // than one by one (each alone would take the scalar remainder path).
+  struct EndBatches {
+    static constexpr int batch = 32;
+    long sites[64][batch];
+    int count[64] = {};
+    template <class List>
+    void add(int cls, long s, List& list, Stats& st) {
+      sites[cls][count[cls]++] = s;
+      if (count[cls] == batch) flush(cls, list, st);
+    }
+    template <class List>
+    void flush(int cls, List& list, Stats& st) {
+      if (count[cls] > 0) list(sites[cls], count[cls], cls, st);
+      count[cls] = 0;
+    }
+  };
+
+  // Run `plain` over runs of fast sites, `site` over boundary sites and
+  // `list` over batches of fast sites at the wrapped ends of rows (when the
+  // row dimension wraps), each with the neighbour table of its class;
+  // threads over rows. Returns the monitoring statistics. Local sweeps read
+  // no neighbour (`boundary_is_plain`): every run is plain and whole.
+  template <class Plain, class Site, class List>
+  Stats sweep(const std::vector<Box>& boxes, Plain plain, Site site, List list, bool boundary_is_plain) {
     const FieldShape& sh = f0.shape();
     const int o0 = map.outer(0), o1 = map.outer(1), rd = map.row_dim();
+    const long rn = sh.local[rd];
+    const bool wrap_row = nbt.wraps(rd) && !boundary_is_plain;
     Stats total;
 #pragma omp parallel
     {
       Stats st;
+      std::unique_ptr<EndBatches> ends = wrap_row ? std::make_unique<EndBatches>() : nullptr;
       for (const Box& b : boxes) {
         const long a0 = b.lo[o0], a1 = b.hi[o0], b0 = b.lo[o1], b1 = b.hi[o1], r0 = b.lo[rd], r1 = b.hi[rd];
 #pragma omp for collapse(2) schedule(static) nowait
@@ -293,42 +344,65 @@ struct Solver::Impl {
             coord[o1] = bb;
             coord[rd] = 0;
             const long row0 = sh.site(coord[0], coord[1], coord[2]);  // site of row coordinate 0
+            const int cls = nbt.site_class(o0, a) | nbt.site_class(o1, bb);
+            const long* nb = nbt.table(cls);
             auto [first, last] = map.row(a, bb);
             for (const SiteMap::Run* run = first; run != last; ++run) {
-              const long lo = std::max(run->r0, r0), hi = std::min(run->r1, r1);
+              long lo = std::max(run->r0, r0), hi = std::min(run->r1, r1);
               if (lo >= hi) continue;
-              if (run->type == SiteMap::plain || boundary_is_plain)
-                plain(row0 + lo, hi - lo, st);
+              const bool fast = run->type == SiteMap::plain || boundary_is_plain;
+              auto end_site = [&](long r) {
+                const int c = cls | nbt.site_class(rd, r);
+                if (fast) ends->add(c, row0 + r, list, st);
+                else site(row0 + r, nbt.table(c), st);
+              };
+              if (wrap_row && lo == 0) end_site(lo++);
+              if (wrap_row && hi == rn && lo < hi) end_site(--hi);
+              if (fast && lo < hi)
+                plain(row0 + lo, hi - lo, nb, st);
               else
-                for (long r = lo; r < hi; ++r) site(row0 + r, st);
+                for (long r = lo; r < hi; ++r) site(row0 + r, nb, st);
             }
           }
       }
+      if (ends)
+        for (int c = 0; c < 64; ++c) ends->flush(c, list, st);
 #pragma omp critical(haloex_lb_stats)
       total.merge(st);
     }
     return total;
   }
 
+  // The kernel context with another neighbour table.
+  Context with(const long* nb) const {
+    Context c = ctx;
+    c.nb = nb;
+    return c;
+  }
+
   Stats sweep_local(const std::vector<Box>& boxes, const KernelSet& k, bool swap) {
     const double* src = grid(aa ? 0 : cur);
     double* dst = grid(aa ? 0 : 1 - cur);
     auto fn = swap ? k.local_swap : k.local_same;
-    return sweep(boxes, [&](long s, long n, Stats& st) { fn(src, dst, s, n, ctx, st); },
-                 [](long, Stats&) {}, true);
+    return sweep(boxes, [&](long s, long n, const long*, Stats& st) { fn(src, dst, s, n, ctx, st); },
+                 [](long, const long*, Stats&) {}, [](const long*, long, int, Stats&) {}, true);
   }
 
   Stats sweep_pull(const std::vector<Box>& boxes, const KernelSet& k) {
     const double* src = grid(cur);
     double* dst = grid(1 - cur);
-    return sweep(boxes, [&](long s, long n, Stats& st) { k.pull(src, dst, s, n, ctx, st); },
-                 [&](long s, Stats& st) { k.pull_site(src, dst, s, ctx, st); }, false);
+    return sweep(boxes, [&](long s, long n, const long* nb, Stats& st) { k.pull(src, dst, s, n, with(nb), st); },
+                 [&](long s, const long* nb, Stats& st) { k.pull_site(src, dst, s, with(nb), st); },
+                 [&](const long* s, long n, int cls, Stats& st) { k.pull_list(src, dst, s, n, with(nbt.table(cls)), st); },
+                 false);
   }
 
   Stats sweep_odd(const std::vector<Box>& boxes, const KernelSet& k) {
     double* a = grid(0);
-    return sweep(boxes, [&](long s, long n, Stats& st) { k.aa_odd(a, s, n, ctx, st); },
-                 [&](long s, Stats& st) { k.aa_odd_site(a, s, ctx, st); }, false);
+    return sweep(boxes, [&](long s, long n, const long* nb, Stats& st) { k.aa_odd(a, s, n, with(nb), st); },
+                 [&](long s, const long* nb, Stats& st) { k.aa_odd_site(a, s, with(nb), st); },
+                 [&](const long* s, long n, int cls, Stats& st) { k.aa_odd_list(a, s, n, with(nbt.table(cls)), st); },
+                 false);
   }
 
   // One exchange wrapped around the update in the configured overlap mode.
@@ -433,9 +507,10 @@ struct Solver::Impl {
           if (kinds[static_cast<size_t>(s)] != site_fluid) continue;
           for (int c = 0; c < q; ++c) {
             double v;
+            const Context sc = with(nbt.at(i, j, l));
             if (state == State::pre) v = src[s * sh.site_stride + c * sh.comp_stride];
-            else if (state == State::post_pull) v = k.incoming_pull(src, s, c, ctx);
-            else v = k.incoming_aa(src, s, c, ctx);
+            else if (state == State::post_pull) v = k.incoming_pull(src, s, c, sc);
+            else v = k.incoming_aa(src, s, c, sc);
             out[n + static_cast<size_t>(c)] = v;
           }
         }

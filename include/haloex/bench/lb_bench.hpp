@@ -22,6 +22,7 @@ struct LbBenchOptions {
   std::vector<std::string> layouts{"soa"};
   std::vector<std::string> strategies{"auto"};
   std::vector<std::string> overlaps{"none"};
+  std::vector<std::string> collisions{"bgk"};  // bgk, trt
   std::vector<int> threads;  // empty: the count chosen at start-up (choose_threads)
   std::string monitor = "off";
   int steps = 20;    // steps per sample
@@ -34,7 +35,7 @@ struct LbBenchOptions {
 struct LbBenchResult {
   long size = 0;
   int threads = 1;
-  std::string config;               // "stream", "stream-q<q>" or kernel/layout/strategy/overlap
+  std::string config;               // "stream", "stream-q<q>" or kernel/layout/strategy/overlap/collision
   std::vector<double> samples;      // MLUPS per sample (stream: bytes/s)
   Summary summary;
   double roofline_mlups = 0;        // median 1-array sweep bandwidth / bytes per update

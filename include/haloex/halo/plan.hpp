@@ -138,8 +138,11 @@ class Plan {
   /// carries only the (site, component) pairs whose writer its route really
   /// reaches, so no location receives a value nobody wrote (next to walls, or
   /// from a less direct link) and locations written locally stay untouched.
-  /// Throws Error unless every field has writer.size() components.
-  Plan transposed(const std::vector<Offset>& writer) const;
+  /// Along the dimensions in `wrapped` the writer's kernel folds h - writer[c]
+  /// back into the interior periodically (it wraps there itself, with no
+  /// halo), so every writer counts as reached. Throws Error unless every
+  /// field has writer.size() components.
+  Plan transposed(const std::vector<Offset>& writer, std::array<bool, max_dims> wrapped = {}) const;
   /// Bytes one exchange brings into this rank's halos (local copies included).
   size_t halo_bytes() const;
   /// Messages one direct exchange sends to other ranks.

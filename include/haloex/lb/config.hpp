@@ -50,6 +50,7 @@ struct LbConfig {
   std::string strategy = "auto";
   std::string overlap = "none";   // none, interior or map
   std::string halo = "reduced";   // reduced or full
+  bool periodic_wrap = true;      // kernels read across periodic boundaries a rank holds whole (no halo copy)
   FieldMemory field_memory = FieldMemory::heap;  // node: `shm` reads halos straight from a neighbour
   double progress_s = 2.0;        // seconds between progress lines; 0: none
   // [monitor]
