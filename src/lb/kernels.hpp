@@ -201,10 +201,11 @@ inline void observe(Stats& st, double rho, double u2) {
 // through a separate simd reduction, since min/max reductions under IEEE
 // rules keep the main loops from vectorising.
 //
-// Staged (for AoS): the chunk's populations are first copied direction by
-// direction into an L1-resident SoA buffer, collided there, and copied back.
-// That turns the per-lane gathers of an AoS site loop into short strided
-// copies (1.4x faster here); for SoA it is slower than loading directly
+// Staged (for the AoS local kernel): the chunk's populations are first copied
+// direction by direction into an L1-resident SoA buffer, collided there, and
+// copied back. That turns the per-lane gathers of an AoS site loop into short
+// strided copies (1.4x faster here, and faster than one site at a time,
+// which the streaming AoS kernels use: run_streaming); for SoA it is slower than loading directly
 // (measured: 54 against 72 MLUPS at 128^3, 1 thread). Software prefetching
 // 128-1024 sites ahead was tried too and cost 20-35%.
 template <class L, bool Forced, bool Mon, bool Staged, class Load, class Store>
@@ -264,6 +265,31 @@ inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load lo
   }
 }
 
+// One site at a time, all q populations in registers (AoS: a site's are
+// adjacent, so this is the access order of its cache lines).
+template <class L, bool Forced, bool Mon, class Load, class Store>
+inline void run_sites_scalar(long s0, long n, const Collision& coll, Stats& st, Load load, Store store) {
+  constexpr int Q = L::q;
+  const Collision p = coll;
+  for (long s = s0; s < s0 + n; ++s) {
+    double f[Q], o[Q], rho, u2;
+    static_for<Q>([&](auto I) __attribute__((always_inline)) { f[I] = load(s, I); });
+    collide<L, Forced>(f, o, p, rho, u2);
+    static_for<Q>([&](auto I) __attribute__((always_inline)) { store(s, I) = o[I]; });
+    observe<Mon>(st, rho, u2);
+  }
+}
+
+// The site loop of a streaming kernel: vectorised for SoA; for AoS one site
+// at a time, whose q populations come from q different neighbours' cache
+// lines either way (staging them through an SoA buffer, as the local kernel
+// does, ran pull at 0.55 and the AA odd step at 0.85 of this here).
+template <class L, bool Forced, bool Mon, bool Soa, class Load, class Store>
+inline void run_streaming(long s0, long n, const Collision& coll, Stats& st, Load load, Store store) {
+  if constexpr (Soa) run_sites<L, Forced, Mon, false>(s0, n, coll, st, load, store);
+  else run_sites_scalar<L, Forced, Mon>(s0, n, coll, st, load, store);
+}
+
 // The neighbour displacements as a local copy the loops can keep in registers.
 template <int Q>
 inline std::array<long, Q> offsets_of(const Context& c) {
@@ -293,7 +319,7 @@ void pull_run(const double* src, double* dst, long s0, long n, const Context& c,
   constexpr int Q = L::q;
   const long cs = c.cs;
   const std::array<long, Q> nb = offsets_of<Q>(c);
-  run_sites<L, Forced, Mon, !Soa>(
+  run_streaming<L, Forced, Mon, Soa>(
       s0, n, c.coll, st,
       [=](long s, auto I) __attribute__((always_inline)) -> const double& {
         return src[at<Soa, Q>(s + nb[L::opp[I]], I, cs)];
@@ -309,12 +335,23 @@ void aa_odd_run(double* a, long s0, long n, const Context& c, Stats& st) {
   constexpr int Q = L::q;
   const long cs = c.cs;
   const std::array<long, Q> nb = offsets_of<Q>(c);
-  run_sites<L, Forced, Mon, !Soa>(
-      s0, n, c.coll, st,
-      [=](long s, auto I) __attribute__((always_inline)) -> const double& {
-        return a[at<Soa, Q>(s + nb[L::opp[I]], L::opp[I], cs)];
-      },
-      [=](long s, auto I) __attribute__((always_inline)) -> double& { return a[at<Soa, Q>(s + nb[I], I, cs)]; });
+  if constexpr (Soa) {
+    // Direction i's location at site s, p[i] + s, is where i is written and
+    // opposite(i) read: one pointer per direction serves both.
+    std::array<double*, Q> p;
+    for (int i = 0; i < Q; ++i) p[i] = a + i * cs + nb[i];
+    run_streaming<L, Forced, Mon, Soa>(
+        s0, n, c.coll, st,
+        [=](long s, auto I) __attribute__((always_inline)) -> const double& { return p[L::opp[I]][s]; },
+        [=](long s, auto I) __attribute__((always_inline)) -> double& { return p[I][s]; });
+  } else {
+    run_streaming<L, Forced, Mon, Soa>(
+        s0, n, c.coll, st,
+        [=](long s, auto I) __attribute__((always_inline)) -> const double& {
+          return a[at<Soa, Q>(s + nb[L::opp[I]], L::opp[I], cs)];
+        },
+        [=](long s, auto I) __attribute__((always_inline)) -> double& { return a[at<Soa, Q>(s + nb[I], I, cs)]; });
+  }
 }
 
 /// The pull and AA odd kernels over a list of sites (the wrapped ends of
