@@ -51,6 +51,13 @@ int comm_size(MPI_Comm c) {
   return n;
 }
 
+Comm node_comm(MPI_Comm comm) {
+  Comm node;
+  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, node.out()),
+            "MPI_Comm_split_type");
+  return node;
+}
+
 int comm_rank(MPI_Comm c) {
   int r = 0;
   mpi_check(MPI_Comm_rank(c, &r), "MPI_Comm_rank");

@@ -77,14 +77,6 @@ ThreadChoice plan_on_node(MPI_Comm node) {
   return c;
 }
 
-// The ranks of comm that share this rank's node (its shared-memory domain).
-Comm node_comm(MPI_Comm comm) {
-  Comm node;
-  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, node.out()),
-            "MPI_Comm_split_type");
-  return node;
-}
-
 }  // namespace
 
 CpuMask cpu_mask_of(const std::vector<int>& cpus) {

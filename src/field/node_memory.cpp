@@ -28,10 +28,7 @@ FieldMemory parse_field_memory(const std::string& s) {
 std::string to_string(FieldMemory m) { return m == FieldMemory::heap ? "heap" : "node"; }
 
 std::unique_ptr<NodeMemory> NodeMemory::per_node(MPI_Comm comm, size_t bytes) {
-  Comm node;
-  mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm_rank(comm), MPI_INFO_NULL, node.out()),
-            "MPI_Comm_split_type");
-  return std::make_unique<NodeMemory>(std::move(node), bytes);
+  return std::make_unique<NodeMemory>(node_comm(comm), bytes);
 }
 
 NodeMemory::NodeMemory(Comm group, size_t bytes) : group_(std::move(group)), bytes_(bytes) {

@@ -32,8 +32,8 @@ class NeighbourTables {
   const long* at(long i, long j, long k) const {
     return table(site_class(0, i) | site_class(1, j) | site_class(2, k));
   }
-  /// Whether neighbour coordinate x (one step outside the interior along a
-  /// wrapped dimension, or inside) folds back into the interior; returns it.
+  /// Coordinate x along dimension d (at most one step outside the interior),
+  /// folded back into the interior when d wraps; unchanged otherwise.
   long fold(int d, long x) const { return wrap_[d] ? (x + local_[d]) % local_[d] : x; }
 
  private:

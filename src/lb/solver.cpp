@@ -115,6 +115,7 @@ struct Solver::Impl {
   VelocitySet vs;
   Decomposition dec;
   bool aa;
+  enum class Overlap { none, interior, map } overlap;  // run.overlap, read once
   Field<double> f0;
   detail::NeighbourTables nbt;
   std::optional<Field<double>> f1;  // the second grid of the pull kernel
@@ -149,6 +150,7 @@ struct Solver::Impl {
         vs(velocity_set(c.velocity_set)),
         dec(comm, spec_of(c)),
         aa(c.kernel == "aa"),
+        overlap(c.overlap == "interior" ? Overlap::interior : c.overlap == "map" ? Overlap::map : Overlap::none),
         f0(dec, vs.q, 1, c.layout, c.field_memory),
         nbt(f0.shape(), vs, wrapped_dims(c, dec)),
         fwd_plan(make_forward_plan()),
@@ -279,13 +281,14 @@ struct Solver::Impl {
     const Box b = sh.interior();
     double* a = f0.data();
     const double k = 2.0 * std::numbers::pi / static_cast<double>(cfg.size[1]);
+    const bool shear_wave = cfg.init == "shear_wave";
     for (long i = b.lo[0]; i < b.hi[0]; ++i)
       for (long j = b.lo[1]; j < b.hi[1]; ++j)
         for (long l = b.lo[2]; l < b.hi[2]; ++l) {
           const long s = sh.site(i, j, l);
           if (kinds[static_cast<size_t>(s)] != site_fluid) continue;
           double u[3] = {cfg.velocity[0], cfg.velocity[1], cfg.velocity[2]};
-          if (cfg.init == "shear_wave")
+          if (shear_wave)
             u[0] += cfg.amplitude * std::sin(k * static_cast<double>(j + dec.offset(1)));
           const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
           for (int q = 0; q < vs.q; ++q) {
@@ -409,14 +412,14 @@ struct Solver::Impl {
   template <class Update>
   Stats exchange_and_update(Strategy& strat, FieldView v, Update update, bool write_back = false) {
     const FieldView views[1] = {v};
-    const bool interior = cfg.overlap == "interior";
+    const bool interior = overlap == Overlap::interior;
     Stats st;
     strat.begin(views);
     if (write_back) restore_guard(0);  // its only writers, the local copies, are done
     if (interior) {
       ScopedTimer t(timers, t_update);
       st = update(inner);
-    } else if (cfg.overlap == "map") {
+    } else if (overlap == Overlap::map) {
       ScopedTimer t(timers, t_map);
       map.build(f0.shape(), vs.ndim, kinds, offsets);
     }

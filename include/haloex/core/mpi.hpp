@@ -101,6 +101,9 @@ int mpi_count(size_t n, const std::string& what);
 int comm_size(MPI_Comm c);
 /// Rank in a communicator.
 int comm_rank(MPI_Comm c);
+/// The ranks of comm that share this rank's node (MPI_COMM_TYPE_SHARED), in
+/// comm's order. Collective.
+Comm node_comm(MPI_Comm comm);
 
 /// The largest x over the ranks of comm (collective): the slowest rank's time.
 double max_over(MPI_Comm comm, double x);
