@@ -227,6 +227,7 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
                                              const std::vector<LbBenchResult>& results) {
   const nlohmann::json meta = run_metadata(comm, "lb");
   const int ndim = lb::velocity_set(opt.velocity_set).ndim;
+  const long llc = last_level_cache_bytes();  // read from sysfs once, not per record
   std::vector<nlohmann::json> out;
   for (const LbBenchResult& r : results) {
     nlohmann::json j = meta;
@@ -237,7 +238,7 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
     j["lattice_sites"] = std::pow(static_cast<double>(r.size), ndim);
     j["config"] = r.config;
     j["steps_per_sample"] = opt.steps;
-    j["last_level_cache_bytes"] = last_level_cache_bytes();
+    j["last_level_cache_bytes"] = llc;
     j["monitor"] = opt.monitor;
     if (is_sweep(r.config)) {
       j["arrays"] = r.config == "stream" ? 1 : lb::velocity_set(opt.velocity_set).q;

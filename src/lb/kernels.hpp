@@ -313,73 +313,88 @@ void local_run(const double* src, double* dst, long s0, long n, const Context& c
       });
 }
 
-/// Two-grid pull: f_i(x) = src_i(x - c_i), collide, write dst at x.
-template <class L, bool Soa, bool Forced, bool Mon>
-void pull_run(const double* src, double* dst, long s0, long n, const Context& c, Stats& st) {
-  constexpr int Q = L::q;
-  const long cs = c.cs;
-  const std::array<long, Q> nb = offsets_of<Q>(c);
+/// Where the two-grid pull kernel reads and writes: f_i(x) = src_i(x - c_i),
+/// collided into dst at x.
+template <class L, bool Soa>
+struct PullAccess {
+  static constexpr int Q = L::q;
+  const double* src;
+  double* dst;
+  long cs;
+  std::array<long, Q> nb;
+  template <class I>
+  HALOEX_LB_INLINE const double& load(long s, I) const { return src[at<Soa, Q>(s + nb[L::opp[I::value]], I::value, cs)]; }
+  template <class I>
+  HALOEX_LB_INLINE double& store(long s, I) const { return dst[at<Soa, Q>(s, I::value, cs)]; }
+};
+
+/// Where the AA pattern's odd step reads and writes: direction i from slot
+/// opposite(i) at x - c_i, and to slot i at x + c_i. Each location is read and
+/// written by one site only, so the update is in place and race free.
+template <class L, bool Soa>
+struct AaOddAccess {
+  static constexpr int Q = L::q;
+  double* a;
+  long cs;
+  std::array<long, Q> nb;
+  template <class I>
+  HALOEX_LB_INLINE const double& load(long s, I) const {
+    return a[at<Soa, Q>(s + nb[L::opp[I::value]], L::opp[I::value], cs)];
+  }
+  template <class I>
+  HALOEX_LB_INLINE double& store(long s, I) const { return a[at<Soa, Q>(s + nb[I::value], I::value, cs)]; }
+};
+
+/// A streaming kernel over the sites [s0, s0 + n).
+template <class L, bool Soa, bool Forced, bool Mon, class Access>
+void run_range(const Access& x, long s0, long n, const Context& c, Stats& st) {
   run_streaming<L, Forced, Mon, Soa>(
       s0, n, c.coll, st,
-      [=](long s, auto I) __attribute__((always_inline)) -> const double& {
-        return src[at<Soa, Q>(s + nb[L::opp[I]], I, cs)];
-      },
-      [=](long s, auto I) __attribute__((always_inline)) -> double& { return dst[at<Soa, Q>(s, I, cs)]; });
+      [&](long s, auto I) __attribute__((always_inline)) -> const double& { return x.load(s, I); },
+      [&](long s, auto I) __attribute__((always_inline)) -> double& { return x.store(s, I); });
 }
 
-/// AA pattern, odd step: read direction i from slot opposite(i) at x - c_i,
-/// collide, write direction i to slot i at x + c_i. Each location is read and
-/// written by one site only, so the update is in place and race free.
+/// A streaming kernel over a list of sites (the wrapped ends of rows, one per
+/// row, which share a neighbour table but no cache line), staged.
+template <class L, bool Forced, bool Mon, class Access>
+void run_list(const Access& x, const long* sites, long n, const Context& c, Stats& st) {
+  run_sites<L, Forced, Mon, true>(
+      0, n, c.coll, st,
+      [&](long k, auto I) __attribute__((always_inline)) -> const double& { return x.load(sites[k], I); },
+      [&](long k, auto I) __attribute__((always_inline)) -> double& { return x.store(sites[k], I); });
+}
+
+template <class L, bool Soa, bool Forced, bool Mon>
+void pull_run(const double* src, double* dst, long s0, long n, const Context& c, Stats& st) {
+  run_range<L, Soa, Forced, Mon>(PullAccess<L, Soa>{src, dst, c.cs, offsets_of<L::q>(c)}, s0, n, c, st);
+}
+
 template <class L, bool Soa, bool Forced, bool Mon>
 void aa_odd_run(double* a, long s0, long n, const Context& c, Stats& st) {
   constexpr int Q = L::q;
-  const long cs = c.cs;
-  const std::array<long, Q> nb = offsets_of<Q>(c);
   if constexpr (Soa) {
     // Direction i's location at site s, p[i] + s, is where i is written and
     // opposite(i) read: one pointer per direction serves both.
+    const std::array<long, Q> nb = offsets_of<Q>(c);
     std::array<double*, Q> p;
-    for (int i = 0; i < Q; ++i) p[i] = a + i * cs + nb[i];
+    for (int i = 0; i < Q; ++i) p[i] = a + i * c.cs + nb[i];
     run_streaming<L, Forced, Mon, Soa>(
         s0, n, c.coll, st,
         [=](long s, auto I) __attribute__((always_inline)) -> const double& { return p[L::opp[I]][s]; },
         [=](long s, auto I) __attribute__((always_inline)) -> double& { return p[I][s]; });
   } else {
-    run_streaming<L, Forced, Mon, Soa>(
-        s0, n, c.coll, st,
-        [=](long s, auto I) __attribute__((always_inline)) -> const double& {
-          return a[at<Soa, Q>(s + nb[L::opp[I]], L::opp[I], cs)];
-        },
-        [=](long s, auto I) __attribute__((always_inline)) -> double& { return a[at<Soa, Q>(s + nb[I], I, cs)]; });
+    run_range<L, Soa, Forced, Mon>(AaOddAccess<L, Soa>{a, c.cs, offsets_of<Q>(c)}, s0, n, c, st);
   }
 }
 
-/// The pull and AA odd kernels over a list of sites (the wrapped ends of
-/// rows, one per row, which share a neighbour table but no cache line).
 template <class L, bool Soa, bool Forced, bool Mon>
 void pull_list(const double* src, double* dst, const long* sites, long n, const Context& c, Stats& st) {
-  constexpr int Q = L::q;
-  const long cs = c.cs;
-  const std::array<long, Q> nb = offsets_of<Q>(c);
-  run_sites<L, Forced, Mon, true>(
-      0, n, c.coll, st,
-      [=](long k, auto I) __attribute__((always_inline)) -> const double& {
-        return src[at<Soa, Q>(sites[k] + nb[L::opp[I]], I, cs)];
-      },
-      [=](long k, auto I) __attribute__((always_inline)) -> double& { return dst[at<Soa, Q>(sites[k], I, cs)]; });
+  run_list<L, Forced, Mon>(PullAccess<L, Soa>{src, dst, c.cs, offsets_of<L::q>(c)}, sites, n, c, st);
 }
 
 template <class L, bool Soa, bool Forced, bool Mon>
 void aa_odd_list(double* a, const long* sites, long n, const Context& c, Stats& st) {
-  constexpr int Q = L::q;
-  const long cs = c.cs;
-  const std::array<long, Q> nb = offsets_of<Q>(c);
-  run_sites<L, Forced, Mon, true>(
-      0, n, c.coll, st,
-      [=](long k, auto I) __attribute__((always_inline)) -> const double& {
-        return a[at<Soa, Q>(sites[k] + nb[L::opp[I]], L::opp[I], cs)];
-      },
-      [=](long k, auto I) __attribute__((always_inline)) -> double& { return a[at<Soa, Q>(sites[k] + nb[I], I, cs)]; });
+  run_list<L, Forced, Mon>(AaOddAccess<L, Soa>{a, c.cs, offsets_of<L::q>(c)}, sites, n, c, st);
 }
 
 /// Incoming population i at site s for a pull from `src` holding
