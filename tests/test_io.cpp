@@ -301,7 +301,7 @@ lb::LbConfig restart_case(const std::string& kernel) {
   c.size = {12, 10, 8};
   c.periodic = {true, false, true};
   c.tau = 0.7;
-  c.collision = "trt";
+  c.collision = lb::Collision::trt;
   c.force = {1e-5, 0, 2e-6};
   c.velocity = {0.01, 0, 0};
   c.moving_wall = "y+";
@@ -311,7 +311,7 @@ lb::LbConfig restart_case(const std::string& kernel) {
   o.center = {0, 4, 3};
   o.radius = 2.2;
   c.obstacles.push_back(o);
-  c.kernel = kernel;
+  c.kernel = lb::parse_choice<lb::Kernel>(kernel, "kernel");
   c.strategy = "direct";
   c.monitor_mode = "nonblocking";
   return c;

@@ -50,7 +50,7 @@ LbConfig channel(long ny, const std::string& collision, double tau) {
   c.velocity_set = "D2Q9";
   c.size = {4, ny, 1};
   c.periodic = {true, false, true};
-  c.collision = collision;
+  c.collision = parse_choice<Collision>(collision, "collision");
   c.tau = tau;
   c.monitor_mode = "off";
   return c;
@@ -156,7 +156,7 @@ TEST(LbConfig, ParsesAndRejects) {
                                      "t.toml", {"run.steps=7", "run.overlap=interior"});
   EXPECT_EQ(c.size[1], 6);
   EXPECT_EQ(c.steps, 7);
-  EXPECT_EQ(c.overlap, "interior");
+  EXPECT_EQ(c.overlap, Overlap::interior);
   EXPECT_EQ(c.strategy, "direct");
   auto msg = [](const std::string& text, std::vector<std::string> sets = {}) {
     try {
@@ -291,7 +291,7 @@ TEST(LbPhysics, CouetteMovingWall) {
     LbConfig c = channel(16, "trt", 0.9);
     c.moving_wall = "y+";
     c.wall_velocity = {0.01, 0, 0};
-    c.kernel = kernel;
+    c.kernel = parse_choice<Kernel>(kernel, "kernel");
     Solver s(c, MPI_COMM_WORLD);
     s.advance(6000);
     EXPECT_LT(profile_error(s, 0, [](double y) { return 0.01 * (y + 0.5) / 16.0; }), 1e-6) << kernel;
@@ -329,7 +329,7 @@ TEST(LbWrap, NoHaloCopyAlongDimensionsARankHoldsWhole) {
   LbConfig c;
   c.size = {8, 6, 4};
   for (const char* kernel : {"aa", "pull"}) {
-    c.kernel = kernel;
+    c.kernel = parse_choice<Kernel>(kernel, "kernel");
     c.periodic_wrap = true;
     EXPECT_EQ(Solver(c, MPI_COMM_SELF).halo_bytes_per_step(), 0.0) << kernel;
     c.periodic_wrap = false;
@@ -350,7 +350,7 @@ LbConfig everything(const std::string& set) {
   c.size = {12, 10, d3 ? 8 : 1};
   c.periodic = {true, false, true};
   c.tau = 0.7;
-  c.collision = "trt";
+  c.collision = Collision::trt;
   c.force = {1e-5, 0, d3 ? 2e-6 : 0};
   c.init = "uniform";
   c.velocity = {0.01, 0, 0};
@@ -399,15 +399,17 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
           if (!every && v != index % 8) continue;
           ++index;
           LbConfig c = base;
-          c.kernel = kernel;
+          c.kernel = parse_choice<Kernel>(kernel, "kernel");
           c.strategy = strategy;
-          c.overlap = overlap;
-          c.halo = (v & 1) ? "full" : "reduced";
+          c.overlap = parse_choice<Overlap>(overlap, "overlap");
+          c.halo = (v & 1) ? HaloMode::full : HaloMode::reduced;
           const int threads = 1 + ((v >> 1) & 1);
+          // Two of the 2-thread cases share their sweeps by tasks.
+          c.schedule = v == 3 || v == 6 ? Schedule::taskloop : Schedule::worksharing;
           c.layout = (v >> 2) & 1 ? Layout::aos : Layout::soa;
           c.field_memory = memory;
           // The one combination the input check refuses for node memory.
-          if (memory == FieldMemory::node && kernel == "aa" && c.halo == "full" && c.overlap != "none") continue;
+          if (memory == FieldMemory::node && c.kernel == Kernel::aa && c.halo == HaloMode::full && c.overlap != Overlap::none) continue;
           omp_set_num_threads(threads);
           std::unique_ptr<Solver> s;
           try {
@@ -423,7 +425,7 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
           ++runs;
           bool same = true;
           if (world_rank() == 0) same = f.size() == ref.size() && std::memcmp(f.data(), ref.data(), f.size() * 8) == 0;
-          ASSERT_TRUE(bcast_ok(same)) << set << " " << kernel << " " << strategy << " " << overlap << " " << c.halo
+          ASSERT_TRUE(bcast_ok(same)) << set << " " << kernel << " " << strategy << " " << overlap << " " << to_string(c.halo)
                                       << " " << to_string(c.layout) << " " << threads << " threads, " << size
                                       << " ranks";
         }

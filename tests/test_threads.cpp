@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <omp.h>
+#include <sched.h>
+
+#include <cstdlib>
 
 #include <string>
 #include <vector>
@@ -106,6 +109,34 @@ TEST(NodeLoadCheck, WarningNamesNumbersAndRemedy) {
   EXPECT_NE(oversubscription_warning(NodeLoad{4, 16, 8}, "n", 3).find("likewise on 3 other nodes"), std::string::npos);
 }
 
+TEST(PinRule, SharedMaskIsSlicedInRankOrder) {
+  // mpirun --bind-to none on 8 CPUs: ranks take consecutive slices.
+  const CpuMask eight = cpu_mask_of({0, 1, 2, 3, 4, 5, 6, 7});
+  const std::vector<CpuMask> two_ranks(2, eight);
+  EXPECT_EQ(pin_cpus(two_ranks, 4, 0), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(pin_cpus(two_ranks, 4, 1), (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(pin_cpus(two_ranks, 1, 1), (std::vector<int>{1}));
+  // The mask's own CPU numbers, not 0..n-1.
+  const std::vector<CpuMask> odd(2, cpu_mask_of({3, 5, 9, 11}));
+  EXPECT_EQ(pin_cpus(odd, 2, 1), (std::vector<int>{9, 11}));
+}
+
+TEST(PinRule, OwnMasksStartAtTheirFirstCpu) {
+  // --bind-to socket: each rank pins within its own socket.
+  const std::vector<CpuMask> sockets = {cpu_mask_of({0, 1, 2, 3}), cpu_mask_of({4, 5, 6, 7})};
+  EXPECT_EQ(pin_cpus(sockets, 2, 0), (std::vector<int>{0, 1}));
+  EXPECT_EQ(pin_cpus(sockets, 2, 1), (std::vector<int>{4, 5}));
+}
+
+TEST(PinRule, NothingWhenTheSliceDoesNotFit) {
+  const CpuMask two = cpu_mask_of({0, 1});
+  EXPECT_TRUE(pin_cpus({two, two}, 2, 0).empty());           // 2 x 2 threads on 2 CPUs
+  EXPECT_TRUE(pin_cpus({two, two}, 2, 1).empty());
+  // 3 ranks on 2 CPUs: none pins, not even the two that would find a CPU.
+  for (int r = 0; r < 3; ++r) EXPECT_TRUE(pin_cpus(std::vector<CpuMask>(3, two), 1, r).empty());
+  EXPECT_TRUE(pin_cpus({cpu_mask_of({4})}, 2, 0).empty());
+}
+
 TEST(ThreadPlan, AgreesWithThisRun) {
   // Under ctest OMP_NUM_THREADS is set: the plan keeps the runtime's count
   // and describes this rank's node.
@@ -122,6 +153,36 @@ TEST(ThreadPlan, AgreesWithThisRun) {
   int total = 0;
   MPI_Allreduce(&c.threads, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (c.node.ranks == world_size()) EXPECT_EQ(c.node.threads, total);
+}
+
+// Last in this file: it narrows the threads' masks (and widens them back).
+TEST(PinTeam, EachThreadOnItsOwnCpu) {
+  // This run's plan, pinned and read back thread by thread (skipped when the
+  // user pins through OpenMP).
+  if (std::getenv("OMP_PROC_BIND") != nullptr || std::getenv("OMP_PLACES") != nullptr)
+    GTEST_SKIP() << "OMP_PROC_BIND or OMP_PLACES is set: the OpenMP runtime pins";
+  const ThreadChoice c = plan_threads(MPI_COMM_WORLD);
+  const int threads = omp_get_max_threads();
+  const std::vector<int> cpus = pin_cpus(c.node_masks, threads, c.node_rank);
+  const CpuMask before = affinity_mask();
+  const std::string how = pin_team(c, threads);
+  if (cpus.empty()) {
+    EXPECT_EQ(how.rfind("none", 0), 0u) << how;
+    return;
+  }
+  std::vector<CpuMask> seen(static_cast<size_t>(threads));
+  cpu_set_t wide;
+  CPU_ZERO(&wide);
+  for (size_t cpu = 0; cpu < 8 * before.size() && cpu < CPU_SETSIZE; ++cpu)
+    if (before[cpu / 8] & (1u << (cpu % 8))) CPU_SET(cpu, &wide);
+#pragma omp parallel num_threads(threads)
+  {
+    seen[static_cast<size_t>(omp_get_thread_num())] = affinity_mask();
+    sched_setaffinity(0, sizeof wide, &wide);
+  }
+  for (int t = 0; t < threads; ++t)
+    EXPECT_EQ(seen[static_cast<size_t>(t)], cpu_mask_of({cpus[static_cast<size_t>(t)]})) << "thread " << t << ": " << how;
+  EXPECT_NE(how.find("CPU"), std::string::npos) << how;
 }
 
 }  // namespace

@@ -83,17 +83,51 @@ long last_level_cache_bytes() {
 
 bool is_sweep(const std::string& config) { return config.rfind("stream", 0) == 0; }
 
-std::vector<std::string> split_config(const std::string& s) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  for (size_t p; (p = s.find('/', at)) != std::string::npos; at = p + 1) out.push_back(s.substr(at, p - at));
-  out.push_back(s.substr(at));
+// Every configuration of the options at one size, in the order of the axes.
+std::vector<lb::LbConfig> configurations(const LbBenchOptions& opt, const lb::LbConfig& base) {
+  std::vector<lb::LbConfig> out;
+  for (auto k : opt.kernels)
+    for (auto l : opt.layouts)
+      for (const auto& s : opt.strategies)
+        for (auto o : opt.overlaps)
+          for (auto c : opt.collisions)
+            for (auto sc : opt.schedules)
+              for (auto g : opt.geometries) {
+                lb::LbConfig x = base;
+                x.kernel = k;
+                x.layout = l;
+                x.strategy = s;
+                x.overlap = o;
+                x.collision = c;
+                x.schedule = sc;
+                if (g == LbGeometry::channel) x.periodic = {true, false, base.size[2] == 1};
+                out.push_back(x);
+              }
   return out;
+}
+
+LbGeometry geometry_of(const lb::LbConfig& c) {
+  return c.periodic[1] ? LbGeometry::box : LbGeometry::channel;
+}
+
+std::string config_name(const lb::LbConfig& c) {
+  using lb::to_string;
+  return to_string(c.kernel) + "/" + haloex::to_string(c.layout) + "/" + c.strategy + "/" + to_string(c.overlap) +
+         "/" + to_string(c.collision) + "/" + to_string(c.schedule) + "/" + haloex::to_string(geometry_of(c));
 }
 
 }  // namespace
 
-std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt, std::ostream& log) {
+std::string to_string(LbGeometry g) { return g == LbGeometry::box ? "box" : "channel"; }
+
+LbGeometry parse_lb_geometry(const std::string& name, const std::string& what) {
+  if (name == "box") return LbGeometry::box;
+  if (name == "channel") return LbGeometry::channel;
+  throw InputError(what + " must be \"box\" or \"channel\", got \"" + name + "\"");
+}
+
+std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt, const ThreadChoice& choice,
+                                        std::ostream& log) {
   const int rank = comm_rank(comm);
   const bool talk = rank == 0 && opt.progress;
   const lb::VelocitySet vs = lb::velocity_set(opt.velocity_set);
@@ -110,23 +144,14 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
     base.monitor_mode = opt.monitor;
     base.tau = 0.8;
     base.source = "bench lb";
-    std::vector<std::string> names;
-    for (const auto& k : opt.kernels)
-      for (const auto& l : opt.layouts)
-        for (const auto& s : opt.strategies)
-          for (const auto& o : opt.overlaps)
-            for (const auto& c : opt.collisions) names.push_back(k + "/" + l + "/" + s + "/" + o + "/" + c);
+    const std::vector<lb::LbConfig> configs = configurations(opt, base);
     for (int threads : thread_counts) {
       omp_set_num_threads(threads);
+      // Pinned before the solvers touch their memory first.
+      const std::string pinned = pin_team(choice, threads);
+      if (rank == 0 && opt.progress) log << "# threads=" << threads << " pinned: " << pinned << "\n" << std::flush;
       std::vector<std::unique_ptr<lb::Solver>> solvers;
-      for (const std::string& n : names) {
-        const auto parts = split_config(n);
-        lb::LbConfig c = base;
-        c.kernel = parts[0];
-        c.layout = parse_layout(parts[1]);
-        c.strategy = parts[2];
-        c.overlap = parts[3];
-        c.collision = parts[4];
+      for (const lb::LbConfig& c : configs) {
         solvers.push_back(std::make_unique<lb::Solver>(c, comm));
         solvers.back()->advance(opt.warmup);
       }
@@ -153,14 +178,14 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
         sres[w].size = L;
         sres[w].threads = threads;
         sres[w].config = w == 0 ? "stream" : qname;
+        sres[w].pinned = pinned;
       }
-      std::vector<LbBenchResult> res(names.size());
-      const double fluid = static_cast<double>(solvers.front()->fluid_sites());
+      std::vector<LbBenchResult> res(configs.size());
       for (int r = 0; r < opt.repeats; ++r) {
         if (talk) log << "# L=" << L << " threads=" << threads << ": sample " << r + 1 << "/" << opt.repeats << "\n" << std::flush;
         sres[0].samples.push_back(stream.measure(comm, 5, 1));
         sres[1].samples.push_back(stream.measure(comm, 5, vs.q));
-        for (size_t k = 0; k < names.size(); ++k) {
+        for (size_t k = 0; k < configs.size(); ++k) {
           lb::Solver& s = *solvers[k];
           s.reset_timers();
           mpi_check(MPI_Barrier(comm), "MPI_Barrier");
@@ -170,7 +195,7 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
           const Timers& tm = s.timers();
           const double hmax =
               max_over(comm, (tm.seconds(lb::t_halo_begin) + tm.seconds(lb::t_halo_end)) / opt.steps);
-          res[k].samples.push_back(fluid * opt.steps / tmax / 1e6);
+          res[k].samples.push_back(static_cast<double>(s.fluid_sites()) * opt.steps / tmax / 1e6);
           res[k].halo_s_per_step.push_back(hmax);
         }
       }
@@ -181,11 +206,13 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
         x.roofline_mlups = x.summary.median / bytes / 1e6;
         out.push_back(x);
       }
-      for (size_t k = 0; k < names.size(); ++k) {
+      for (size_t k = 0; k < configs.size(); ++k) {
         LbBenchResult& x = res[k];
         x.size = L;
         x.threads = threads;
-        x.config = names[k];
+        x.config = config_name(configs[k]);
+        x.lb = configs[k];
+        x.pinned = pinned;
         x.summary = summarize(x.samples);
         x.bytes_per_update = bytes;
         x.roofline_mlups = sres[0].roofline_mlups;
@@ -203,19 +230,19 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
 std::string format_lb_table(const std::vector<LbBenchResult>& results) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%6s %7s  %-34s %10s %10s %9s %8s %8s %8s %12s %9s\n", "L", "threads", "config", "MLUPS",
+  std::snprintf(line, sizeof line, "%6s %7s  %-44s %10s %10s %9s %8s %8s %8s %12s %9s\n", "L", "threads", "config", "MLUPS",
                 "mean", "std", "roofline", "fraction", "q-frac", "halo ms/step", "ratio");
   s += line;
   for (const LbBenchResult& r : results) {
     if (is_sweep(r.config)) {
-      std::snprintf(line, sizeof line, "%6ld %7d  %-34s %10.2f GB/s in-place RMW (median) %s; %.1f MLUPS at %.0f B/update\n",
+      std::snprintf(line, sizeof line, "%6ld %7d  %-44s %10.2f GB/s in-place RMW (median) %s; %.1f MLUPS at %.0f B/update\n",
                     r.size, r.threads, r.config.c_str(), r.summary.median / 1e9,
                     r.config == "stream" ? "of 1 array: roofline" : "over q arrays: q-roofline", r.roofline_mlups,
                     r.bytes_per_update);
       s += line;
       continue;
     }
-    std::snprintf(line, sizeof line, "%6ld %7d  %-34s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %9.3f\n", r.size,
+    std::snprintf(line, sizeof line, "%6ld %7d  %-44s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %9.3f\n", r.size,
                   r.threads, r.config.c_str(), r.summary.median, r.summary.mean, r.summary.stddev, r.roofline_mlups,
                   r.fraction, r.fraction_q, r.halo_median_s * 1e3, r.ratio_to_first);
     s += line;
@@ -240,6 +267,7 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
     j["steps_per_sample"] = opt.steps;
     j["last_level_cache_bytes"] = llc;
     j["monitor"] = opt.monitor;
+    j["threads_pinned"] = r.pinned;
     if (is_sweep(r.config)) {
       j["arrays"] = r.config == "stream" ? 1 : lb::velocity_set(opt.velocity_set).q;
       j["bandwidth_bytes_per_s_samples"] = r.samples;
@@ -247,12 +275,14 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
       j["roofline_mlups"] = r.roofline_mlups;
       j["bytes_per_update"] = r.bytes_per_update;
     } else {
-      const auto p = split_config(r.config);
-      j["kernel"] = p[0];
-      j["layout"] = p[1];
-      j["strategy"] = p[2];
-      j["overlap"] = p[3];
-      j["collision"] = p[4];
+      j["kernel"] = lb::to_string(r.lb.kernel);
+      j["layout"] = to_string(r.lb.layout);
+      j["strategy"] = r.lb.strategy;
+      j["overlap"] = lb::to_string(r.lb.overlap);
+      j["collision"] = lb::to_string(r.lb.collision);
+      j["schedule"] = lb::to_string(r.lb.schedule);
+      j["geometry"] = to_string(geometry_of(r.lb));
+      j["periodic"] = r.lb.periodic;
       j["mlups_samples"] = r.samples;
       j["mlups_median"] = r.summary.median;
       j["mlups_mean"] = r.summary.mean;

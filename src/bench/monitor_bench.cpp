@@ -50,7 +50,7 @@ std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBe
     c.init = "uniform";
     c.velocity = {0.01, 0.005, ndim == 3 ? 0.002 : 0.0};
     c.strategy = opt.strategy;
-    c.overlap = opt.overlap;
+    c.overlap = lb::parse_choice<lb::Overlap>(opt.overlap, "--overlap");
     c.monitor_mode = r.mode;
     c.monitor_every = r.every;
     c.source = "bench monitor";

@@ -70,7 +70,7 @@ void add_bench_clock(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       std::vector<SkewEstimate> est = GlobalClock::measure(MPI_COMM_WORLD, a->exchanges).estimates();
       if (a->drift_after > 0) {
         if (!a->quiet && comm_rank(MPI_COMM_WORLD) == 0)
@@ -132,7 +132,7 @@ void add_bench_coll(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results (clock and collectives) as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       CollBenchOptions o = a->opt;
       o.collectives = split_names(a->collectives);
       o.sizes = parse_message_sizes(a->sizes);
@@ -184,7 +184,7 @@ void add_bench_overlap(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       OverlapOptions o = a->opt;
       o.collectives = split_names(a->collectives);
       o.sizes = parse_message_sizes(a->sizes);

@@ -132,7 +132,7 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       const HaloBenchOptions opt = to_options(*a);
       int size = 0;
       MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -32,7 +32,7 @@ void add_bench_io(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       IoBenchOptions o = a->opt;
       o.progress = !a->quiet;
       o.format = parse_io_format(a->format);

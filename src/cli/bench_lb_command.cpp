@@ -22,12 +22,23 @@ struct Args {
   std::string strategies = "auto";
   std::string overlaps = "none";
   std::string collisions = "bgk";
+  std::string schedules = "worksharing";
+  std::string geometries = "box";
   std::string threads;
   std::string monitor = "off";
   int steps = 20, repeats = 5, warmup = 2;
   std::string json;
   bool quiet = false;
 };
+
+// Each entry of a comma-separated list parsed by `parse`, at least one.
+template <class Parse>
+auto parse_list(const std::string& text, const std::string& option, Parse parse) {
+  std::vector<decltype(parse(std::string(), option))> out;
+  for (const std::string& w : split_names(text)) out.push_back(parse(w, option));
+  if (out.empty()) throw InputError(option + " needs at least one entry");
+  return out;
+}
 
 }  // namespace
 
@@ -48,6 +59,12 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   cmd->add_option("--collision", a->collisions,
                   "Collision operators: bgk, trt (the peer kernels of RRZE lbm-benchmark-kernels time TRT)")
       ->capture_default_str();
+  cmd->add_option("--schedule", a->schedules,
+                  "How threads share a sweep: worksharing (omp for), taskloop (omp taskloop, one task per thread)")
+      ->capture_default_str();
+  cmd->add_option("--geometry", a->geometries,
+                  "Lattices: box (all fluid, periodic), channel (periodic in x, walls on the other faces)")
+      ->capture_default_str();
   cmd->add_option("-t,--threads", a->threads,
                   "OpenMP thread counts to run, e.g. 1,2 (default: OMP_NUM_THREADS, or each rank's share of its CPUs)");
   cmd->add_option("--monitor", a->monitor, "Monitoring during the timed steps: off, nonblocking, blocking")
@@ -59,29 +76,21 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice& threads) {
       LbBenchOptions o;
       o.sizes = parse_long_list(a->sizes, "--sizes");
       o.velocity_set = a->velocity_set;
-      o.kernels = split_names(a->kernels);
-      o.layouts = split_names(a->layouts);
-      o.strategies = split_names(a->strategies);
-      o.overlaps = split_names(a->overlaps);
-      o.collisions = split_names(a->collisions);
-      for (const auto& c : o.collisions)
-        if (c != "bgk" && c != "trt") throw InputError("--collision: unknown operator '" + c + "' (valid: bgk, trt)");
+      o.kernels = parse_list(a->kernels, "--kernels", lb::parse_choice<lb::Kernel>);
+      o.layouts = parse_list(a->layouts, "--layouts", [](const std::string& w, const std::string&) { return parse_layout(w); });
+      o.strategies = parse_list(a->strategies, "--strategies", [](const std::string& w, const std::string&) { return w; });
+      o.overlaps = parse_list(a->overlaps, "--overlap", lb::parse_choice<lb::Overlap>);
+      o.collisions = parse_list(a->collisions, "--collision", lb::parse_choice<lb::Collision>);
+      o.schedules = parse_list(a->schedules, "--schedule", lb::parse_choice<lb::Schedule>);
+      o.geometries = parse_list(a->geometries, "--geometry", parse_lb_geometry);
       for (long t : a->threads.empty() ? std::vector<long>{} : parse_long_list(a->threads, "--threads")) {
         if (t < 1 || t > 1024) throw InputError("--threads entries must be between 1 and 1024");
         o.threads.push_back(static_cast<int>(t));
       }
-      for (const auto& k : o.kernels)
-        if (k != "aa" && k != "pull") throw InputError("--kernels: unknown kernel '" + k + "' (valid: aa, pull)");
-      for (const auto& v : o.overlaps)
-        if (v != "none" && v != "interior" && v != "map")
-          throw InputError("--overlap: unknown mode '" + v + "' (valid: none, interior, map)");
-      if (o.kernels.empty() || o.layouts.empty() || o.strategies.empty() || o.overlaps.empty() ||
-          o.collisions.empty())
-        throw InputError("--kernels, --layouts, --strategies, --overlap and --collision need at least one entry each");
       o.monitor = a->monitor;
       o.steps = a->steps;
       o.repeats = a->repeats;
@@ -89,7 +98,7 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       o.progress = !a->quiet;
       int size = 0;
       MPI_Comm_size(MPI_COMM_WORLD, &size);
-      const auto results = run_lb_bench(MPI_COMM_WORLD, o, std::cerr);
+      const auto results = run_lb_bench(MPI_COMM_WORLD, o, threads, std::cerr);
       const auto records = lb_bench_records(MPI_COMM_WORLD, o, results);
       print_results("# haloex bench lb: " + o.velocity_set + ", " + std::to_string(size) + " ranks, median of " +
                         std::to_string(o.repeats) + " samples of " + std::to_string(o.steps) +

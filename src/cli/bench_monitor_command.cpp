@@ -49,7 +49,7 @@ void add_bench_monitor(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       MonitorBenchOptions o = a->opt;
       o.configs = split_names(a->configs);
       o.progress = !a->quiet;

@@ -44,7 +44,7 @@ void add_bench_pack(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       PackBenchOptions o = a->opt;
       o.sizes = parse_long_list(a->sizes, "--sizes");
       o.layouts.clear();

@@ -37,7 +37,7 @@ void add_bench_pingpong(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       PingPongOptions o = a->opt;
       o.sizes = parse_message_sizes(a->sizes);
       o.progress = !a->quiet;

@@ -56,7 +56,7 @@ void add_bench_stencil(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       StencilBenchOptions opt = a->opt;
       opt.nz = parse_long_list(a->nz, "--nz");
       opt.procs = parse_grid_2d(a->procs);

@@ -26,7 +26,7 @@ void add_bench_stream(CLI::App& bench, Runner& run) {
   cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] {
+    run = [a](const ThreadChoice&) {
       StreamOptions o = a->opt;
       o.progress = !a->quiet;
       int size = 0;

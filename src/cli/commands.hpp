@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "haloex/bench/record.hpp"
+#include "haloex/core/threads.hpp"
 #include "haloex/grid/decomposition.hpp"
 
 namespace haloex::cli {
@@ -61,7 +62,9 @@ inline void print_results(const std::string& table, const std::vector<nlohmann::
 }
 
 /// What the chosen subcommand runs; returns the exit code.
-using Runner = std::function<int()>;
+/// What a subcommand runs once MPI is up, given the thread plan made at
+/// start-up (the masks it holds predate any pinning).
+using Runner = std::function<int(const ThreadChoice&)>;
 
 /// `haloex info`: MPI library, thread level, build options.
 void add_info(CLI::App& app, Runner& run);

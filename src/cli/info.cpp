@@ -33,15 +33,16 @@ void add_info(CLI::App& app, Runner& run) {
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print the same facts as one JSON object");
   cmd->callback([&run, json] {
-    run = [json] {
+    run = [json](const ThreadChoice& threads) {
       int provided = 0, rank = 0, size = 0;
       MPI_Query_thread(&provided);
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
       MPI_Comm_size(MPI_COMM_WORLD, &size);
       nlohmann::json j = run_metadata(MPI_COMM_WORLD, "info");
       j.erase("benchmark");
-      const ThreadChoice threads = plan_threads(MPI_COMM_WORLD);  // rank 0's facts are the ones shown
+      // Rank 0's facts are the ones shown.
       j["affinity_cpus"] = threads.cpus;
+      j["threads_pinned"] = pin_team(threads, omp_get_max_threads());
       j["ranks_sharing_cpus"] = threads.ranks_sharing;
       j["thread_level_requested"] = "MPI_THREAD_FUNNELED";
       j["thread_level_provided"] = thread_level_name(provided);

@@ -83,7 +83,10 @@ int main(int argc, char** argv) {
       throw haloex::InputError("the MPI library provides no MPI_THREAD_FUNNELED support but " +
                                std::to_string(omp_get_max_threads()) +
                                " OpenMP threads were asked for; set OMP_NUM_THREADS=1");
-    return run();
+    // Every command runs pinned, one thread per CPU, unless the user
+    // pinned through OpenMP; commands that change the team re-pin it.
+    haloex::pin_team(threads, omp_get_max_threads());
+    return run(threads);
   } catch (const haloex::lb::UnstableRun& e) {
     // Every rank saw the same reduced values: stop cleanly, once.
     if (root) std::cerr << "haloex: error: " << e.what() << std::endl;

@@ -28,7 +28,7 @@ struct Args {
 };
 
 template <class T>
-int run_stencil(const Args& a) {
+int run_stencil(const Args& a, const ThreadChoice& threads) {
   stencil::DiffusionConfig cfg = a.cfg;
   if (a.serial) cfg.strategy = "serial";
   cfg.procs = parse_grid_2d(a.procs);
@@ -37,12 +37,13 @@ int run_stencil(const Args& a) {
   const Decomposition& dec = app.decomposition();
   MPI_Comm comm = dec.comm();
   const bool root = dec.rank() == 0;
+  const std::string pinned = pin_team(threads, omp_get_max_threads());
   if (root)
     std::cout << "# haloex stencil: " << cfg.nx << "x" << cfg.ny << "x" << cfg.nz << " (" << a.precision
               << "), process grid " << extents_text(std::array<int, 3>{dec.procs(0), dec.procs(1), 1}, 2) << ", "
               << (a.serial ? "serial reference (periodic halo by plain copies)" : "strategy " + cfg.strategy) << ", "
               << a.iterations << " iterations, " << omp_get_max_threads() << " threads per rank (from "
-              << threads_source() << ")\n"
+              << threads_source() << "), pinned: " << pinned << "\n"
               << std::flush;
 
   // Chunks of a tenth, so that a long run reports progress (rank 0 alone
@@ -109,7 +110,7 @@ void add_stencil(CLI::App& app, Runner& run) {
   cmd->add_option("-o,--out", a->out, "Write the final field to this .npy file");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a] { return a->precision == "double" ? run_stencil<double>(*a) : run_stencil<float>(*a); };
+    run = [a](const ThreadChoice& t) { return a->precision == "double" ? run_stencil<double>(*a, t) : run_stencil<float>(*a, t); };
   });
 }
 

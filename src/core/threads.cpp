@@ -74,6 +74,8 @@ ThreadChoice plan_on_node(MPI_Comm node) {
   std::vector<int> threads(static_cast<size_t>(n));
   mpi_check(MPI_Allgather(&c.threads, 1, MPI_INT, threads.data(), 1, MPI_INT, node), "MPI_Allgather");
   c.node = node_load(masks, threads);
+  c.node_masks = std::move(masks);
+  c.node_rank = me;
   return c;
 }
 
@@ -136,6 +138,70 @@ std::string oversubscription_warning(const NodeLoad& load, const std::string& ho
   s += ", so threads compete for CPUs; set OMP_NUM_THREADS=" + std::to_string(load.fitting_threads()) +
        " (or unset it: haloex then divides each rank's CPUs among the ranks that share them)";
   return s;
+}
+
+std::vector<int> pin_cpus(const std::vector<CpuMask>& masks, int threads, int me) {
+  const CpuMask& mine = masks.at(static_cast<size_t>(me));
+  // This rank's place among the ranks sharing its CPUs, and their number
+  // (itself included): all of them must fit, or none pins.
+  int slot = 0, sharing = 0;
+  for (int r = 0; r < static_cast<int>(masks.size()); ++r)
+    if (r == me || intersect(masks[static_cast<size_t>(r)], mine)) {
+      slot += r < me ? 1 : 0;
+      ++sharing;
+    }
+  std::vector<int> cpus;
+  for (size_t b = 0; b < mine.size(); ++b)
+    for (int bit = 0; bit < 8; ++bit)
+      if (mine[b] & (1u << bit)) cpus.push_back(static_cast<int>(8 * b) + bit);
+  const size_t first = static_cast<size_t>(slot) * static_cast<size_t>(threads);
+  if (threads < 1 || static_cast<size_t>(sharing) * static_cast<size_t>(threads) > cpus.size()) return {};
+  return {cpus.begin() + static_cast<long>(first), cpus.begin() + static_cast<long>(first) + threads};
+}
+
+namespace {
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+// Bind the calling thread to one CPU (false when the kernel refuses).
+bool bind_to(int cpu) {
+  const std::unique_ptr<cpu_set_t, void (*)(cpu_set_t*)> set(CPU_ALLOC(cpu + 1), [](cpu_set_t* s) { CPU_FREE(s); });
+  if (!set) return false;
+  const size_t bytes = CPU_ALLOC_SIZE(cpu + 1);
+  CPU_ZERO_S(bytes, set.get());
+  CPU_SET_S(static_cast<size_t>(cpu), bytes, set.get());
+  return sched_setaffinity(0, bytes, set.get()) == 0;
+}
+
+}  // namespace
+
+std::string pin_team(const ThreadChoice& choice, int threads) {
+  const std::string bind = env_or_empty("OMP_PROC_BIND"), places = env_or_empty("OMP_PLACES");
+  if (!bind.empty() || !places.empty()) {
+    std::string s = "by the OpenMP runtime (";
+    if (!bind.empty()) s += "OMP_PROC_BIND=" + bind + (places.empty() ? "" : ", ");
+    if (!places.empty()) s += "OMP_PLACES=" + places;
+    return s + ")";
+  }
+  if (choice.node_masks.empty()) return "none (no affinity masks)";
+  const std::vector<int> cpus = pin_cpus(choice.node_masks, threads, choice.node_rank);
+  if (cpus.empty())
+    return "none (" + std::to_string(threads) + " threads per rank do not fit this rank's share of its " +
+           std::to_string(choice.cpus) + " CPUs)";
+  int failed = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : failed)
+  failed += bind_to(cpus[static_cast<size_t>(omp_get_thread_num())]) ? 0 : 1;
+  if (failed > 0) return "none (sched_setaffinity refused)";
+  std::string s = "CPU";
+  s += cpus.size() > 1 ? "s " : " ";
+  for (size_t t = 0; t < cpus.size(); ++t) {
+    if (t > 0) s += ",";
+    s += std::to_string(cpus[t]);
+  }
+  return s + " (haloex; set OMP_PROC_BIND=false to leave threads unpinned)";
 }
 
 std::string threads_source() {

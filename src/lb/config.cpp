@@ -102,7 +102,7 @@ const std::map<std::string, std::vector<Key>>& keys() {
         {"procs", "process grid, 0 = chosen by MPI_Dims_create (default [0, 0, 0])",
          [](auto& n, auto& c, auto& w) { c.procs = as_triple<int>(n, w, [](const toml::node& e, const std::string& x) { return int(as_long(e, x)); }, 0); }}}},
       {"physics",
-       {{"collision", "bgk (default) or trt", [](auto& n, auto& c, auto& w) { c.collision = as_string(n, w); }},
+       {{"collision", "bgk (default) or trt", [](auto& n, auto& c, auto& w) { c.collision = parse_choice<Collision>(as_string(n, w), w); }},
         {"tau", "relaxation time (> 1/2); viscosity = (tau - 1/2) / 3",
          [](auto& n, auto& c, auto& w) { c.tau = as_double(n, w); }},
         {"magic", "TRT magic parameter Lambda (default 3/16: exact half-way walls)",
@@ -135,12 +135,22 @@ const std::map<std::string, std::vector<Key>>& keys() {
          [](auto& n, auto& c, auto& w) { c.mask_file = as_string(n, w); }}}},
       {"run",
        {{"steps", "time steps (default 100)", [](auto& n, auto& c, auto& w) { c.steps = as_long(n, w); }},
-        {"kernel", "aa (in place, default) or pull (two grids)", [](auto& n, auto& c, auto& w) { c.kernel = as_string(n, w); }},
+        {"kernel", "aa (in place, default) or pull (two grids)", [](auto& n, auto& c, auto& w) { c.kernel = parse_choice<Kernel>(as_string(n, w), w); }},
         {"layout", "soa (default) or aos", [](auto& n, auto& c, auto& w) { c.layout = parse_layout(as_string(n, w)); }},
         {"strategy", "halo strategy by name (see `haloex info`), default auto (times them all, runs the fastest)",
          [](auto& n, auto& c, auto& w) { c.strategy = as_string(n, w); }},
-        {"overlap", "none (default), interior or map", [](auto& n, auto& c, auto& w) { c.overlap = as_string(n, w); }},
-        {"halo", "reduced (default: only the populations that cross, exact for every kernel) or full", [](auto& n, auto& c, auto& w) { c.halo = as_string(n, w); }},
+        {"overlap", "none (default), interior or map", [](auto& n, auto& c, auto& w) { c.overlap = parse_choice<Overlap>(as_string(n, w), w); }},
+        {"halo", "reduced (default: only the populations that cross, exact for every kernel) or full",
+         [](auto& n, auto& c, auto& w) {
+           const std::string h = as_string(n, w);
+           if (h == "auto")
+             bad(w, "\"auto\" is now called \"reduced\" (only the populations that cross, exact for every "
+                    "kernel); \"auto\" names the halo strategy that times the others (run.strategy)");
+           c.halo = parse_choice<HaloMode>(h, w);
+         }},
+        {"schedule",
+         "worksharing (default: omp for over the rows of a sweep) or taskloop (omp taskloop, one task per thread)",
+         [](auto& n, auto& c, auto& w) { c.schedule = parse_choice<Schedule>(as_string(n, w), w); }},
         {"periodic_wrap",
          "true (default): on a periodic dimension one rank holds whole, the kernels read across the boundary; "
          "false: copy that halo every step",
@@ -281,7 +291,6 @@ void validate(const LbConfig& c) {
   if (nd == 2 && c.size[2] != 1) bad(s, "lattice.size has 3 values but " + c.velocity_set + " is 2-D");
   if (!(c.tau > 0.5))
     bad(s, "physics.tau = " + std::to_string(c.tau) + " must be > 1/2 (the viscosity (tau - 1/2)/3 must be positive)");
-  if (c.collision != "bgk" && c.collision != "trt") bad(s, "physics.collision must be \"bgk\" or \"trt\", got \"" + c.collision + "\"");
   if (!(c.magic > 0)) bad(s, "physics.magic must be > 0");
   if (!(c.rho0 > 0)) bad(s, "physics.rho0 must be > 0");
   if (c.init != "uniform" && c.init != "shear_wave") bad(s, "init.type must be \"uniform\" or \"shear_wave\", got \"" + c.init + "\"");
@@ -305,20 +314,13 @@ void validate(const LbConfig& c) {
       for (int d = 0; d < nd; ++d)
         if (o.lo[d] >= o.hi[d]) bad(s, "an obstacle box has lo >= hi along " + std::string(1, "xyz"[d]));
   if (c.steps < 0) bad(s, "run.steps must be >= 0");
-  if (c.kernel != "aa" && c.kernel != "pull") bad(s, "run.kernel must be \"aa\" or \"pull\", got \"" + c.kernel + "\"");
-  if (c.overlap != "none" && c.overlap != "interior" && c.overlap != "map")
-    bad(s, "run.overlap must be \"none\", \"interior\" or \"map\", got \"" + c.overlap + "\"");
   // In node memory `shm` reads a neighbour's populations while they are in
   // place; during an overlapped AA step the kernel rewrites populations of
   // the boundary layer that a full halo sends (never ones a reduced halo does).
-  if (c.field_memory == FieldMemory::node && c.kernel == "aa" && c.halo == "full" && c.overlap != "none")
-    bad(s, "run.field_memory = \"node\" with the aa kernel, halo = \"full\" and overlap = \"" + c.overlap +
+  if (c.field_memory == FieldMemory::node && c.kernel == Kernel::aa && c.halo == HaloMode::full &&
+      c.overlap != Overlap::none)
+    bad(s, "run.field_memory = \"node\" with the aa kernel, halo = \"full\" and overlap = \"" + to_string(c.overlap) +
                "\" would let neighbours read populations while the kernel rewrites them; use halo = \"reduced\"");
-  if (c.halo == "auto")
-    bad(s, "run.halo = \"auto\" is now called \"reduced\" (only the populations that cross, exact for every "
-           "kernel); \"auto\" names the halo strategy that times the others (run.strategy)");
-  if (c.halo != "reduced" && c.halo != "full")
-    bad(s, "run.halo must be \"reduced\" or \"full\", got \"" + c.halo + "\"");
   if (c.progress_s < 0) bad(s, "run.progress must be >= 0");
   if (c.monitor_every < 1) bad(s, "monitor.every must be >= 1");
   if (c.monitor_mode != "nonblocking" && c.monitor_mode != "blocking" && c.monitor_mode != "off")
@@ -342,7 +344,7 @@ nlohmann::json physics_json(const LbConfig& c) {
   j["velocity_set"] = c.velocity_set;
   j["size"] = c.size;
   j["periodic"] = c.periodic;
-  j["collision"] = c.collision;
+  j["collision"] = to_string(c.collision);
   j["tau"] = c.tau;
   j["magic"] = c.magic;
   j["force"] = c.force;
@@ -358,11 +360,12 @@ nlohmann::json config_json(const LbConfig& c) {
   j["obstacles"] = c.obstacles.size();
   j["mask_file"] = c.mask_file;
   j["steps"] = c.steps;
-  j["kernel"] = c.kernel;
+  j["kernel"] = to_string(c.kernel);
   j["layout"] = to_string(c.layout);
   j["strategy"] = c.strategy;
-  j["overlap"] = c.overlap;
-  j["halo"] = c.halo;
+  j["overlap"] = to_string(c.overlap);
+  j["halo"] = to_string(c.halo);
+  j["schedule"] = to_string(c.schedule);
   j["periodic_wrap"] = c.periodic_wrap;
   j["field_memory"] = to_string(c.field_memory);
   j["monitor_every"] = c.monitor_every;

@@ -114,8 +114,8 @@ struct Solver::Impl {
   LbConfig cfg;
   VelocitySet vs;
   Decomposition dec;
-  bool aa;
-  enum class Overlap { none, interior, map } overlap;  // run.overlap, read once
+  bool aa;  // run.kernel = aa
+  Overlap overlap;
   Field<double> f0;
   detail::NeighbourTables nbt;
   std::optional<Field<double>> f1;  // the second grid of the pull kernel
@@ -149,8 +149,8 @@ struct Solver::Impl {
       : cfg(c),
         vs(velocity_set(c.velocity_set)),
         dec(comm, spec_of(c)),
-        aa(c.kernel == "aa"),
-        overlap(c.overlap == "interior" ? Overlap::interior : c.overlap == "map" ? Overlap::map : Overlap::none),
+        aa(c.kernel == Kernel::aa),
+        overlap(c.overlap),
         f0(dec, vs.q, 1, c.layout, c.field_memory),
         nbt(f0.shape(), vs, wrapped_dims(c, dec)),
         fwd_plan(make_forward_plan()),
@@ -168,7 +168,7 @@ struct Solver::Impl {
     ctx.nb = nbt.bulk();
     ctx.kind = kinds.data();
     ctx.wall = wall.data();
-    const double tau_m = cfg.collision == "trt" ? 0.5 + cfg.magic / (cfg.tau - 0.5) : cfg.tau;
+    const double tau_m = cfg.collision == Collision::trt ? 0.5 + cfg.magic / (cfg.tau - 0.5) : cfg.tau;
     ctx.coll.omega_p = 1.0 / cfg.tau;
     ctx.coll.omega_m = 1.0 / tau_m;
     ctx.coll.keep_p = 1.0 - 0.5 * ctx.coll.omega_p;
@@ -197,6 +197,22 @@ struct Solver::Impl {
     initialise();
   }
 
+  // Visit every fluid site of the interior, x slowest: f(s, n, p) with s
+  // the site, n its place in that order counting solid sites too (as the
+  // gathered arrays do) and p its local coordinates.
+  template <class F>
+  void for_each_fluid(F f) const {
+    const FieldShape& sh = f0.shape();
+    const Box b = sh.interior();
+    long n = 0;
+    for (long i = b.lo[0]; i < b.hi[0]; ++i)
+      for (long j = b.lo[1]; j < b.hi[1]; ++j)
+        for (long l = b.lo[2]; l < b.hi[2]; ++l, ++n) {
+          const long s = sh.site(i, j, l);
+          if (kinds[static_cast<size_t>(s)] == site_fluid) f(s, n, std::array<long, 3>{i, j, l});
+        }
+  }
+
   // Guard locations: (site, direction) whose AA odd-step population bounced
   // off a solid halo site and so sits in this rank's interior, where the
   // write-back would overwrite it with the solid image's stale value. Those
@@ -207,24 +223,20 @@ struct Solver::Impl {
   // may read guard[0] locations, sees the right values.
   void make_guard() {
     const FieldShape& sh = f0.shape();
-    const Box b = sh.interior();
-    for (long i = b.lo[0]; i < b.hi[0]; ++i)
-      for (long j = b.lo[1]; j < b.hi[1]; ++j)
-        for (long l = b.lo[2]; l < b.hi[2]; ++l) {
-          const long s = sh.site(i, j, l);
-          if (kinds[static_cast<size_t>(s)] != site_fluid) continue;
-          for (int q = 0; q < vs.q; ++q) {
-            const long w[3] = {nbt.fold(0, i - vs.c[q][0]), nbt.fold(1, j - vs.c[q][1]), nbt.fold(2, l - vs.c[q][2])};
-            bool in_halo = false, remote = false;
-            for (int d = 0; d < vs.ndim; ++d) {
-              const bool out = w[d] < 0 || w[d] >= sh.local[d];
-              in_halo = in_halo || out;
-              remote = remote || (out && dec.procs(d) > 1);
-            }
-            if (in_halo && kinds[static_cast<size_t>(sh.site(w[0], w[1], w[2]))] != site_fluid)
-              guard[remote ? 1 : 0].push_back(s * sh.site_stride + q * sh.comp_stride);
-          }
+    for_each_fluid([&](long s, long, const std::array<long, 3>& p) {
+      for (int q = 0; q < vs.q; ++q) {
+        long w[3];
+        for (int d = 0; d < 3; ++d) w[d] = nbt.fold(d, p[d] - vs.c[q][d]);
+        bool in_halo = false, remote = false;
+        for (int d = 0; d < vs.ndim; ++d) {
+          const bool out = w[d] < 0 || w[d] >= sh.local[d];
+          in_halo = in_halo || out;
+          remote = remote || (out && dec.procs(d) > 1);
         }
+        if (in_halo && kinds[static_cast<size_t>(sh.site(w[0], w[1], w[2]))] != site_fluid)
+          guard[remote ? 1 : 0].push_back(s * sh.site_stride + q * sh.comp_stride);
+      }
+    });
     for (int k = 0; k < 2; ++k) guard_values[k].resize(guard[k].size());
   }
 
@@ -242,8 +254,8 @@ struct Solver::Impl {
   Plan make_forward_plan() {
     // Reduced: only the populations that cross into each halo region (for
     // the AA pattern, which stores them in opposite slots, the reversed set).
-    const bool reduced = cfg.halo != "full";
-    halo_kind = reduced ? "reduced" : "full";
+    const bool reduced = cfg.halo == HaloMode::reduced;
+    halo_kind = to_string(cfg.halo);
     ComponentPredicate pred;
     if (reduced) pred = crossing_components(aa ? vs.reversed() : vs.c);
     return Plan(dec, {FieldSpec::of(f0, outside_wrapped(pred, nbt))});
@@ -278,25 +290,18 @@ struct Solver::Impl {
 
   void initialise() {
     const FieldShape& sh = f0.shape();
-    const Box b = sh.interior();
     double* a = f0.data();
     const double k = 2.0 * std::numbers::pi / static_cast<double>(cfg.size[1]);
     const bool shear_wave = cfg.init == "shear_wave";
-    for (long i = b.lo[0]; i < b.hi[0]; ++i)
-      for (long j = b.lo[1]; j < b.hi[1]; ++j)
-        for (long l = b.lo[2]; l < b.hi[2]; ++l) {
-          const long s = sh.site(i, j, l);
-          if (kinds[static_cast<size_t>(s)] != site_fluid) continue;
-          double u[3] = {cfg.velocity[0], cfg.velocity[1], cfg.velocity[2]};
-          if (shear_wave)
-            u[0] += cfg.amplitude * std::sin(k * static_cast<double>(j + dec.offset(1)));
-          const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-          for (int q = 0; q < vs.q; ++q) {
-            const double cu = vs.c[q][0] * u[0] + vs.c[q][1] * u[1] + vs.c[q][2] * u[2];
-            a[s * sh.site_stride + q * sh.comp_stride] =
-                vs.w[q] * cfg.rho0 * (1.0 + 3.0 * cu + 4.5 * cu * cu - 1.5 * u2);
-          }
-        }
+    for_each_fluid([&](long s, long, const std::array<long, 3>& p) {
+      double u[3] = {cfg.velocity[0], cfg.velocity[1], cfg.velocity[2]};
+      if (shear_wave) u[0] += cfg.amplitude * std::sin(k * static_cast<double>(p[1] + dec.offset(1)));
+      const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+      for (int q = 0; q < vs.q; ++q) {
+        const double cu = vs.c[q][0] * u[0] + vs.c[q][1] * u[1] + vs.c[q][2] * u[2];
+        a[s * sh.site_stride + q * sh.comp_stride] = vs.w[q] * cfg.rho0 * (1.0 + 3.0 * cu + 4.5 * cu * cu - 1.5 * u2);
+      }
+    });
   }
 
   double* grid(int g) { return g == 0 ? f0.data() : f1->data(); }
@@ -321,58 +326,82 @@ struct Solver::Impl {
     }
   };
 
+  // What one thread of a sweep accumulates, a cache line apart from the
+  // next thread's.
+  struct alignas(64) ThreadPart {
+    Stats st;
+    std::unique_ptr<EndBatches> ends;
+  };
+
   // Run `plain` over runs of fast sites, `site` over boundary sites and
   // `list` over batches of fast sites at the wrapped ends of rows (when the
   // row dimension wraps), each with the neighbour table of its class;
-  // threads over rows. Returns the monitoring statistics. Local sweeps read
-  // no neighbour (`boundary_is_plain`): every run is plain and whole.
+  // threads over rows, shared by `omp for` or by one task per thread
+  // (run.schedule). Returns the monitoring statistics. Local sweeps read no
+  // neighbour (`boundary_is_plain`): every run is plain and whole.
   template <class Plain, class Site, class List>
   Stats sweep(const std::vector<Box>& boxes, Plain plain, Site site, List list, bool boundary_is_plain) {
     const FieldShape& sh = f0.shape();
     const int o0 = map.outer(0), o1 = map.outer(1), rd = map.row_dim();
     const long rn = sh.local[rd];
     const bool wrap_row = nbt.wraps(rd) && !boundary_is_plain;
-    Stats total;
+    const bool tasks = cfg.schedule == Schedule::taskloop;
+    std::vector<ThreadPart> parts(static_cast<size_t>(omp_get_max_threads()));
+    // A task runs on one thread from start to end (tied, no scheduling point
+    // inside), so it may use that thread's part.
+    auto row = [&](const Box& b, long a, long bb) {
+      ThreadPart& part = parts[static_cast<size_t>(omp_get_thread_num())];
+      Stats& st = part.st;
+      long coord[3] = {0, 0, 0};
+      coord[o0] = a;
+      coord[o1] = bb;
+      const long row0 = sh.site(coord[0], coord[1], coord[2]);  // site of row coordinate 0
+      const int cls = nbt.site_class(o0, a) | nbt.site_class(o1, bb);
+      const long* nb = nbt.table(cls);
+      auto [first, last] = map.row(a, bb);
+      for (const SiteMap::Run* run = first; run != last; ++run) {
+        long lo = std::max(run->r0, b.lo[rd]), hi = std::min(run->r1, b.hi[rd]);
+        if (lo >= hi) continue;
+        const bool fast = run->type == SiteMap::plain || boundary_is_plain;
+        auto end_site = [&](long r) {
+          const int c = cls | nbt.site_class(rd, r);
+          if (fast) part.ends->add(c, row0 + r, list, st);
+          else site(row0 + r, nbt.table(c), st);
+        };
+        if (wrap_row && lo == 0) end_site(lo++);
+        if (wrap_row && hi == rn && lo < hi) end_site(--hi);
+        if (fast && lo < hi)
+          plain(row0 + lo, hi - lo, nb, st);
+        else
+          for (long r = lo; r < hi; ++r) site(row0 + r, nb, st);
+      }
+    };
 #pragma omp parallel
     {
-      Stats st;
-      std::unique_ptr<EndBatches> ends = wrap_row ? std::make_unique<EndBatches>() : nullptr;
+      const int me = omp_get_thread_num(), team = omp_get_num_threads();
+      // (Before this thread reaches a point where it may run a task.)
+      if (wrap_row) parts[static_cast<size_t>(me)].ends = std::make_unique<EndBatches>();
       for (const Box& b : boxes) {
-        const long a0 = b.lo[o0], a1 = b.hi[o0], b0 = b.lo[o1], b1 = b.hi[o1], r0 = b.lo[rd], r1 = b.hi[rd];
+        const long a0 = b.lo[o0], a1 = b.hi[o0], b0 = b.lo[o1], b1 = b.hi[o1];
+        if (!tasks) {
 #pragma omp for collapse(2) schedule(static) nowait
-        for (long a = a0; a < a1; ++a)
-          for (long bb = b0; bb < b1; ++bb) {
-            long coord[3] = {0, 0, 0};
-            coord[o0] = a;
-            coord[o1] = bb;
-            coord[rd] = 0;
-            const long row0 = sh.site(coord[0], coord[1], coord[2]);  // site of row coordinate 0
-            const int cls = nbt.site_class(o0, a) | nbt.site_class(o1, bb);
-            const long* nb = nbt.table(cls);
-            auto [first, last] = map.row(a, bb);
-            for (const SiteMap::Run* run = first; run != last; ++run) {
-              long lo = std::max(run->r0, r0), hi = std::min(run->r1, r1);
-              if (lo >= hi) continue;
-              const bool fast = run->type == SiteMap::plain || boundary_is_plain;
-              auto end_site = [&](long r) {
-                const int c = cls | nbt.site_class(rd, r);
-                if (fast) ends->add(c, row0 + r, list, st);
-                else site(row0 + r, nbt.table(c), st);
-              };
-              if (wrap_row && lo == 0) end_site(lo++);
-              if (wrap_row && hi == rn && lo < hi) end_site(--hi);
-              if (fast && lo < hi)
-                plain(row0 + lo, hi - lo, nb, st);
-              else
-                for (long r = lo; r < hi; ++r) site(row0 + r, nb, st);
-            }
-          }
+          for (long a = a0; a < a1; ++a)
+            for (long bb = b0; bb < b1; ++bb) row(b, a, bb);
+        } else {
+#pragma omp single nowait
+#pragma omp taskloop collapse(2) num_tasks(team) nogroup
+          for (long a = a0; a < a1; ++a)
+            for (long bb = b0; bb < b1; ++bb) row(b, a, bb);
+        }
       }
-      if (ends)
-        for (int c = 0; c < 64; ++c) ends->flush(c, list, st);
-#pragma omp critical(haloex_lb_stats)
-      total.merge(st);
+      // (The barrier waits for every task too.)
+#pragma omp barrier
+      ThreadPart& part = parts[static_cast<size_t>(me)];
+      if (part.ends)
+        for (int c = 0; c < 64; ++c) part.ends->flush(c, list, part.st);
     }
+    Stats total;
+    for (const ThreadPart& p : parts) total.merge(p.st);
     return total;
   }
 
@@ -500,23 +529,17 @@ struct Solver::Impl {
       fwd->exchange(v);
     }
     const double* src = grid(g);
-    const Box b = sh.interior();
-    std::vector<double> out(static_cast<size_t>(b.volume() * q), 0.0);
-    size_t n = 0;
-    for (long i = b.lo[0]; i < b.hi[0]; ++i)
-      for (long j = b.lo[1]; j < b.hi[1]; ++j)
-        for (long l = b.lo[2]; l < b.hi[2]; ++l, n += static_cast<size_t>(q)) {
-          const long s = sh.site(i, j, l);
-          if (kinds[static_cast<size_t>(s)] != site_fluid) continue;
-          for (int c = 0; c < q; ++c) {
-            double v;
-            const Context sc = with(nbt.at(i, j, l));
-            if (state == State::pre) v = src[s * sh.site_stride + c * sh.comp_stride];
-            else if (state == State::post_pull) v = k.incoming_pull(src, s, c, sc);
-            else v = k.incoming_aa(src, s, c, sc);
-            out[n + static_cast<size_t>(c)] = v;
-          }
-        }
+    std::vector<double> out(static_cast<size_t>(sh.interior().volume() * q), 0.0);
+    for_each_fluid([&](long s, long n, const std::array<long, 3>& p) {
+      const Context sc = with(nbt.at(p[0], p[1], p[2]));
+      for (int c = 0; c < q; ++c) {
+        double v;
+        if (state == State::pre) v = src[s * sh.site_stride + c * sh.comp_stride];
+        else if (state == State::post_pull) v = k.incoming_pull(src, s, c, sc);
+        else v = k.incoming_aa(src, s, c, sc);
+        out[static_cast<size_t>(n * q + c)] = v;
+      }
+    });
     return out;
   }
 };
@@ -566,14 +589,9 @@ void Solver::set_populations(std::span<const double> local, long step) {
     throw Error("set_populations: " + std::to_string(local.size()) + " values for " + std::to_string(b.volume()) +
                 " sites of " + std::to_string(q) + " populations");
   double* a = m.f0.data();
-  size_t n = 0;
-  for (long i = b.lo[0]; i < b.hi[0]; ++i)
-    for (long j = b.lo[1]; j < b.hi[1]; ++j)
-      for (long l = b.lo[2]; l < b.hi[2]; ++l, n += static_cast<size_t>(q)) {
-        const long s = sh.site(i, j, l);
-        if (m.kinds[static_cast<size_t>(s)] != site_fluid) continue;
-        for (int c = 0; c < q; ++c) a[s * sh.site_stride + c * sh.comp_stride] = local[n + static_cast<size_t>(c)];
-      }
+  m.for_each_fluid([&](long s, long n, const std::array<long, 3>&) {
+    for (int c = 0; c < q; ++c) a[s * sh.site_stride + c * sh.comp_stride] = local[static_cast<size_t>(n * q + c)];
+  });
   m.cur = 0;
   m.state = Impl::State::pre;
   m.reverse_pending = false;
@@ -583,14 +601,8 @@ void Solver::set_populations(std::span<const double> local, long step) {
 
 std::vector<uint8_t> Solver::local_solid_mask() const {
   const Impl& m = *impl_;
-  const FieldShape& sh = m.f0.shape();
-  const Box b = sh.interior();
-  std::vector<uint8_t> out;
-  out.reserve(static_cast<size_t>(b.volume()));
-  for (long i = b.lo[0]; i < b.hi[0]; ++i)
-    for (long j = b.lo[1]; j < b.hi[1]; ++j)
-      for (long l = b.lo[2]; l < b.hi[2]; ++l)
-        out.push_back(m.kinds[static_cast<size_t>(sh.site(i, j, l))] != site_fluid ? 1 : 0);
+  std::vector<uint8_t> out(static_cast<size_t>(m.f0.shape().interior().volume()), 1);
+  m.for_each_fluid([&](long, long n, const std::array<long, 3>&) { out[static_cast<size_t>(n)] = 0; });
   return out;
 }
 

@@ -10,19 +10,32 @@
 #include <vector>
 
 #include "haloex/bench/stats.hpp"
+#include "haloex/core/threads.hpp"
+#include "haloex/lb/config.hpp"
 
 namespace haloex {
 
+/// The lattice a configuration runs on: all fluid and periodic in every
+/// dimension, or a channel (periodic along x, bounce-back walls on the
+/// other faces: the peer's `-geometry channel`).
+enum class LbGeometry { box, channel };
+std::string to_string(LbGeometry g);
+/// "box" or "channel"; throws InputError naming `what`.
+LbGeometry parse_lb_geometry(const std::string& name, const std::string& what);
+
 /// What to measure. Sizes are global cubic edges L (an L^3 lattice, or L^2
-/// for D2Q9, split over the ranks).
+/// for D2Q9, split over the ranks). Every list is an axis; the
+/// configurations are their product, run interleaved.
 struct LbBenchOptions {
   std::vector<long> sizes{64};
   std::string velocity_set = "D3Q19";
-  std::vector<std::string> kernels{"aa", "pull"};
-  std::vector<std::string> layouts{"soa"};
+  std::vector<lb::Kernel> kernels{lb::Kernel::aa, lb::Kernel::pull};
+  std::vector<Layout> layouts{Layout::soa};
   std::vector<std::string> strategies{"auto"};
-  std::vector<std::string> overlaps{"none"};
-  std::vector<std::string> collisions{"bgk"};  // bgk, trt
+  std::vector<lb::Overlap> overlaps{lb::Overlap::none};
+  std::vector<lb::Collision> collisions{lb::Collision::bgk};
+  std::vector<lb::Schedule> schedules{lb::Schedule::worksharing};
+  std::vector<LbGeometry> geometries{LbGeometry::box};
   std::vector<int> threads;  // empty: the count chosen at start-up (choose_threads)
   std::string monitor = "off";
   int steps = 20;    // steps per sample
@@ -35,7 +48,9 @@ struct LbBenchOptions {
 struct LbBenchResult {
   long size = 0;
   int threads = 1;
-  std::string config;               // "stream", "stream-q<q>" or kernel/layout/strategy/overlap/collision
+  std::string config;               // "stream", "stream-q<q>" or kernel/layout/strategy/overlap/collision/schedule/geometry
+  lb::LbConfig lb;                  // the configuration's settings (not for the sweeps)
+  std::string pinned;               // where the threads ran (pin_team)
   std::vector<double> samples;      // MLUPS per sample (stream: bytes/s)
   Summary summary;
   double roofline_mlups = 0;        // median 1-array sweep bandwidth / bytes per update
@@ -47,8 +62,10 @@ struct LbBenchResult {
   double ratio_to_first = 0;        // median MLUPS / first configuration's
 };
 
-/// Run the benchmark (collective). Rank 0 gets the results.
-std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt, std::ostream& log);
+/// Run the benchmark (collective), pinning each thread count's team as
+/// `threads` plans. Rank 0 gets the results.
+std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt, const ThreadChoice& threads,
+                                        std::ostream& log);
 
 /// Aligned table of the results.
 std::string format_lb_table(const std::vector<LbBenchResult>& results);

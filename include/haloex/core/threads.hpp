@@ -77,7 +77,27 @@ struct ThreadChoice {
   int cpus = 0;           // CPUs in this rank's mask
   int ranks_sharing = 1;  // ranks on this node whose masks intersect this rank's, itself included
   NodeLoad node;          // this rank's node, with every rank's thread count
+  std::vector<CpuMask> node_masks;  // every rank's mask on this node, before any pinning
+  int node_rank = 0;                // this rank's index in node_masks
 };
+
+/// The pinning rule for rank `me` of a node whose ranks have `masks` and run
+/// `threads` threads each: the ranks whose masks intersect `me`'s take
+/// consecutive slices of its CPUs in rank order (mpirun --bind-to none: rank
+/// 0 gets CPUs 0..t-1, rank 1 the next t), a rank with a mask of its own
+/// takes the first CPUs of it. Thread t runs on element t. Empty when the
+/// sharing ranks' slices do not all fit (more threads than CPUs), so that
+/// either all of them pin or none: pinning would stack threads that the
+/// kernel could otherwise spread.
+std::vector<int> pin_cpus(const std::vector<CpuMask>& masks, int threads, int me);
+
+/// Pin a team of `threads` OpenMP threads of this rank (a parallel region of
+/// that size, so call it whenever the team size changes: threads that the
+/// runtime starts later inherit the master's single CPU) and say how, in one
+/// line for reports. Left to the OpenMP runtime when the user set
+/// OMP_PROC_BIND or OMP_PLACES (OMP_PROC_BIND=false turns pinning off).
+/// Collective over nothing: every rank decides from `choice` alone.
+std::string pin_team(const ThreadChoice& choice, int threads);
 
 /// Collective over comm: this rank's thread count and the facts behind it,
 /// without changing anything. With OMP_NUM_THREADS set the count is the

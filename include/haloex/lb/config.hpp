@@ -4,11 +4,75 @@
 #include <array>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "haloex/core/error.hpp"
 #include "haloex/field/field.hpp"
 
 namespace haloex::lb {
+
+// The settings that name one of a few choices, as types: the case file's
+// strings become these once, when it is read, and nothing compares a string
+// per step or per site.
+enum class Kernel { aa, pull };                 // in place on one grid, or two grids
+enum class Collision { bgk, trt };
+enum class Overlap { none, interior, map };     // what the update does while halos travel
+enum class HaloMode { reduced, full };          // the populations that cross, or all of them
+enum class Schedule { worksharing, taskloop };  // how threads share a sweep: omp for, or omp taskloop
+
+/// The names of a choice's values, in enumerator order.
+template <class E>
+struct ChoiceNames;
+template <>
+struct ChoiceNames<Kernel> {
+  static constexpr std::array<std::string_view, 2> names{"aa", "pull"};
+};
+template <>
+struct ChoiceNames<Collision> {
+  static constexpr std::array<std::string_view, 2> names{"bgk", "trt"};
+};
+template <>
+struct ChoiceNames<Overlap> {
+  static constexpr std::array<std::string_view, 3> names{"none", "interior", "map"};
+};
+template <>
+struct ChoiceNames<HaloMode> {
+  static constexpr std::array<std::string_view, 2> names{"reduced", "full"};
+};
+template <>
+struct ChoiceNames<Schedule> {
+  static constexpr std::array<std::string_view, 2> names{"worksharing", "taskloop"};
+};
+
+template <class E>
+concept Choice = requires { ChoiceNames<E>::names; };
+
+/// The name of a choice.
+template <Choice E>
+std::string to_string(E e) {
+  return std::string(ChoiceNames<E>::names.at(static_cast<size_t>(e)));
+}
+
+/// The valid names of a choice as a phrase: "a", "b" or "c".
+template <Choice E>
+std::string choice_list() {
+  const auto& n = ChoiceNames<E>::names;
+  std::string s;
+  for (size_t i = 0; i < n.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == n.size() ? " or " : ", ") + ("\"" + std::string(n[i]) + "\"");
+  return s;
+}
+
+/// The choice named `name`; throws InputError "<what> must be "a" or "b",
+/// got "x"" (`what` names the setting, e.g. "case.toml: run.kernel").
+template <Choice E>
+E parse_choice(const std::string& name, const std::string& what) {
+  const auto& n = ChoiceNames<E>::names;
+  for (size_t i = 0; i < n.size(); ++i)
+    if (name == n[i]) return static_cast<E>(i);
+  throw InputError(what + " must be " + choice_list<E>() + ", got \"" + name + "\"");
+}
 
 /// A solid obstacle described by a shape (coordinates are global lattice
 /// sites, site centres at integers).
@@ -28,7 +92,7 @@ struct LbConfig {
   std::array<bool, 3> periodic{true, true, true};
   std::array<int, 3> procs{0, 0, 0};  // 0: let MPI_Dims_create choose
   // [physics]
-  std::string collision = "bgk";  // bgk or trt
+  Collision collision = Collision::bgk;
   double tau = 0.8;
   double magic = 3.0 / 16.0;      // TRT: Lambda = (tau+ - 1/2)(tau- - 1/2)
   std::array<double, 3> force{0, 0, 0};
@@ -45,11 +109,12 @@ struct LbConfig {
   std::string mask_file;          // raw uint8, x fastest, nonzero = solid
   // [run]
   long steps = 100;
-  std::string kernel = "aa";      // aa (in place) or pull (two grids)
+  Kernel kernel = Kernel::aa;
   Layout layout = Layout::soa;
   std::string strategy = "auto";
-  std::string overlap = "none";   // none, interior or map
-  std::string halo = "reduced";   // reduced or full
+  Overlap overlap = Overlap::none;
+  HaloMode halo = HaloMode::reduced;
+  Schedule schedule = Schedule::worksharing;
   bool periodic_wrap = true;      // kernels read across periodic boundaries a rank holds whole (no halo copy)
   FieldMemory field_memory = FieldMemory::heap;  // node: `shm` reads halos straight from a neighbour
   double progress_s = 2.0;        // seconds between progress lines; 0: none
