@@ -170,7 +170,13 @@ TEST(LbConfig, ParsesAndRejects) {
   EXPECT_NE(msg("[physics]\ntua = 0.7\n").find("physics.tua: unknown key"), std::string::npos);
   EXPECT_NE(msg("[phisics]\ntau = 0.7\n").find("unknown section [phisics]"), std::string::npos);
   EXPECT_NE(msg("[run]\nsteps = \"many\"\n").find("run.steps: expected an integer"), std::string::npos);
-  EXPECT_NE(msg("[run]\nkernel = \"fast\"\n").find("run.kernel must be"), std::string::npos);
+  EXPECT_NE(msg("[run]\nkernel = \"fast\"\n").find("run.kernel must be \"aa\" or \"pull\", got \"fast\""),
+            std::string::npos);
+  EXPECT_NE(msg("[run]\nschedule = \"dynamic\"\n").find("run.schedule must be \"worksharing\" or \"taskloop\""),
+            std::string::npos);
+  EXPECT_NE(msg("[run]\nhalo = \"auto\"\n").find("is now called \"reduced\""), std::string::npos);
+  EXPECT_NE(msg("[physics]\ncollision = \"mrt\"\n").find("physics.collision must be \"bgk\" or \"trt\""),
+            std::string::npos);
   EXPECT_NE(msg("[boundary]\nmoving_wall = \"y+\"\n").find("lies on a periodic dimension"), std::string::npos);
   EXPECT_NE(msg("[lattice\n").find("t.toml:1"), std::string::npos);
   EXPECT_NE(msg("", {"run.steps"}).find("expected key=value"), std::string::npos);

@@ -182,9 +182,9 @@ def lb_saturation(records: list[dict], out: Path, formats) -> list[str]:
             key = (r["ranks"], r["threads_per_rank"], r["config"])
             lines.setdefault(key, []).append(r)
     for i, (key, rs) in enumerate(sorted(lines.items())):
-        rs.sort(key=_sites)
+        rs.sort(key=lattice_sites)
         samples = [np.array(r["mlups_samples"]) for r in rs]
-        ax.errorbar([_sites(r) for r in rs], [s.mean() for s in samples], yerr=[s.std() for s in samples],
+        ax.errorbar([lattice_sites(r) for r in rs], [s.mean() for s in samples], yerr=[s.std() for s in samples],
                     label=f"{key[0]} rank(s) x {key[1]} thread(s) {key[2]}", **_style(i))
     ax.set(xscale="log", xlabel="lattice sites", ylabel="MLUPS", title="LB saturation exercise")
     ax.grid(alpha=0.3, which="both")
@@ -192,7 +192,26 @@ def lb_saturation(records: list[dict], out: Path, formats) -> list[str]:
     return _save(fig, out, "lb_saturation", formats)
 
 
-def _sites(r: dict) -> float:
+def lb_schedules(pairs: dict, out: Path, formats) -> list[str]:
+    """Worksharing against taskloop (the 2023 ARCHER2 paper's Figure 5): the
+    taskloop rate over the worksharing rate against lattice sites, one line
+    per ranks x threads and layout; `pairs` maps (ranks, threads, layout) to
+    [(sites, ratio samples)]."""
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for i, (key, pts) in enumerate(sorted(pairs.items())):
+        pts = sorted(pts)
+        ax.errorbar([p[0] for p in pts], [np.median(p[1]) for p in pts],
+                    yerr=[np.std(p[1]) for p in pts],
+                    label=f"{key[0]} rank(s) x {key[1]} thread(s) {key[2]}", **_style(i))
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set(xscale="log", xlabel="lattice sites", ylabel="taskloop MLUPS / worksharing MLUPS",
+           title="LB sweep shared by tasks or by worksharing")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    return _save(fig, out, "lb_schedules", formats)
+
+
+def lattice_sites(r: dict) -> float:
     # Records before 0.4 lack lattice_sites; they were all 3-D.
     return r.get("lattice_sites", float(r["size"]) ** 3)
 

@@ -3,6 +3,7 @@ folder of result files, in the manner of the 2016 paper's chapters 4 and 5."""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -132,6 +133,38 @@ def _io_section(records: list[dict], figdir: Path, formats) -> list[str]:
     return md + [""]
 
 
+def _schedule_section(lb: list[dict], figdir: Path, formats) -> list[str]:
+    """Taskloop against worksharing where a run timed both on the same
+    configuration: the ratio of medians, sample by sample (interleaved)."""
+    by: dict = {}
+    for r in lb:
+        if "mlups_samples" in r and "schedule" in r:
+            rest = {k: r.get(k) for k in ("ranks", "threads_per_rank", "size", "kernel", "layout", "strategy",
+                                           "overlap", "collision", "geometry", "date_utc", "git_commit")}
+            by.setdefault(json.dumps(rest, sort_keys=True), {})[r["schedule"]] = r
+    rows, pairs = [], {}
+    for both in by.values():
+        if "worksharing" not in both or "taskloop" not in both:
+            continue
+        ws, tl = both["worksharing"], both["taskloop"]
+        ratios = [t / w for t, w in zip(tl["mlups_samples"], ws["mlups_samples"])]
+        key = (ws["ranks"], ws["threads_per_rank"], f"{ws['kernel']}/{ws['layout']}")
+        pairs.setdefault(key, []).append((figures.lattice_sites(ws), ratios))
+        rows.append((ws["ranks"], ws["threads_per_rank"], ws["size"], key[2], summarize(ws["mlups_samples"]).median,
+                     summarize(tl["mlups_samples"]).median, summarize(ratios).median))
+    if not rows:
+        return []
+    names = figures.lb_schedules(pairs, figdir, formats)
+    md = ["### Worksharing or tasks", "",
+          "The same sweep shared among a rank's threads by `omp for` or by `omp taskloop` (one task per thread), "
+          "timed interleaved; the ratio is the median of the per-sample ratios.", "", _fig(names, "LB schedules"),
+          "| ranks x threads | size | kernel/layout | worksharing MLUPS | taskloop MLUPS | taskloop / worksharing |",
+          "|---|---:|---|---:|---:|---:|"]
+    for ra, th, size, kl, w, t, q in sorted(rows):
+        md.append(f"| {ra} x {th} | {size} | {kl} | {w:.1f} | {t:.1f} | {q:.3f} |")
+    return md + [""]
+
+
 def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tuple[Path, str]:
     """Write report.md and figures/ under `out` (default: the results folder,
     or the file's folder). Returns the report's path and the recommendation
@@ -242,6 +275,7 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
             md.append(f"| {r['ranks']} x {r['threads_per_rank']} | {r['size']} | {r['config']} | {s.median:.1f} | "
                       f"[{s.ci95_low:.1f}, {s.ci95_high:.1f}] | {r.get('roofline_fraction', float('nan')):.3f} |")
         md.append("")
+        md += _schedule_section(lb, figdir, formats)
 
     st = [r for r in records if r["benchmark"] == "stream"]
     if st:

@@ -139,3 +139,28 @@ def test_stencil_experiments_are_told_apart(tmp_path):
     assert "## 2-D diffusion stencil" in text and "### message size, 128x128 on 2 ranks" in text
     # halo vs staged of serial at 2 ranks: 2e-3 / 2e-3 in the strong table
     assert "| 2 | serial | 2.000 | " in text
+
+
+def lb_record(schedule, size, samples, threads=2, ranks=1):
+    return {"benchmark": "lb", "haloex_version": "test", "ranks": ranks, "threads_per_rank": threads,
+            "size": size, "lattice_sites": float(size) ** 3, "config": f"aa/soa/auto/none/bgk/{schedule}/box",
+            "kernel": "aa", "layout": "soa", "strategy": "auto", "overlap": "none", "collision": "bgk",
+            "schedule": schedule, "geometry": "box", "mlups_samples": samples, "roofline_fraction": 0.5,
+            "date_utc": "2026-11-24T00:00:00Z", "git_commit": "test"}
+
+
+def test_schedules_are_compared_sample_by_sample(tmp_path):
+    records = [lb_record("worksharing", 32, [100.0, 110.0, 90.0]), lb_record("taskloop", 32, [90.0, 88.0, 81.0]),
+               lb_record("worksharing", 64, [100.0, 100.0, 100.0]), lb_record("taskloop", 64, [105.0, 104.0, 106.0]),
+               lb_record("worksharing", 16, [50.0, 50.0, 50.0])]  # no taskloop partner: not in the table
+    with open(tmp_path / "results.jsonl", "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    path, _ = build_report(tmp_path)
+    text = path.read_text()
+    assert "### Worksharing or tasks" in text
+    # per-sample ratios 0.9, 0.8, 0.9 -> median 0.9; 1.05, 1.04, 1.06 -> 1.05
+    assert "| 1 x 2 | 32 | aa/soa | 100.0 | 88.0 | 0.900 |" in text
+    assert "| 1 x 2 | 64 | aa/soa | 100.0 | 105.0 | 1.050 |" in text
+    assert "| 1 x 2 | 16 |" not in text.split("### Worksharing or tasks")[1]
+    assert (tmp_path / "figures" / "lb_schedules.png").is_file()

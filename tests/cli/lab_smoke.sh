@@ -42,7 +42,7 @@ benchmark = "lb"
 ranks = 1
 threads = 1
 sizes = [8]
-args = ["-k", "aa", "-i", "2", "-r", "2", "-x", "1"]
+args = ["-k", "aa", "--schedule", "worksharing,taskloop", "-i", "2", "-r", "2", "-x", "1"]
 
 [[points]]
 benchmark = "stencil"
@@ -100,7 +100,7 @@ for r in io:
     assert r["bytes"] == r["size"] ** 3 * 5 * 8, r["bytes"]
     assert len(r["time_s"]) == 3 and all(abs(b - r["bytes"] / t) <= 1e-9 * b for b, t in zip(r["bandwidth_Bps"], r["time_s"]))
 PY
-for f in report.md figures/pingpong.png figures/comm_work_ratio.png figures/lb_saturation.png figures/stencil_nz_0.png \
+for f in report.md figures/pingpong.png figures/comm_work_ratio.png figures/lb_saturation.png figures/lb_schedules.png figures/stencil_nz_0.png \
          figures/coll_delay_allreduce_8_np2.png figures/overlap_beta.png figures/monitor.png figures/io_bandwidth.png; do
   test -s "$dir/results/$f" || { echo "missing $f" >&2; exit 1; }
 done
