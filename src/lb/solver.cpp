@@ -110,40 +110,72 @@ ComponentPredicate outside_wrapped(ComponentPredicate base, const detail::Neighb
 
 }  // namespace
 
+// The halo: plans, the strategies that run them and whether the AA
+// write-back is still to be sent.
+struct HaloPart {
+  std::string kind;              // "reduced" or "full"
+  Plan fwd_plan;                 // halo sites filled from their owners
+  std::optional<Plan> rev_plan;  // AA: what the odd step wrote into the halo, back to its owners
+  std::unique_ptr<Strategy> fwd, rev;
+  bool reverse_pending = false;  // AA: the odd step's outgoing populations still sit in the halo
+};
+
+// AA pattern: border locations that bounce-back filled and the write-back
+// would overwrite (their writer is a solid site in the halo, which no rank
+// updates): saved after the odd step, restored after the write-back.
+struct WallGuard {
+  std::vector<long> at[2];  // [0]: overwritten by local copies in begin(), [1]: by messages in end()
+  std::vector<double> values[2];
+
+  void save(const double* a) {
+    for (int g = 0; g < 2; ++g)
+      for (size_t k = 0; k < at[g].size(); ++k) values[g][k] = a[at[g][k]];
+  }
+  void restore(double* a, int g) const {
+    for (size_t k = 0; k < at[g].size(); ++k) a[at[g][k]] = values[g][k];
+  }
+};
+
+// The boxes a sweep covers: the whole interior, or (interior overlap) the
+// inner sites, which read no halo another process fills, and the shell.
+struct SweepBoxes {
+  std::vector<Box> all, inner, shell;
+};
+
 struct Solver::Impl {
   LbConfig cfg;
   VelocitySet vs;
   Decomposition dec;
   bool aa;  // run.kernel = aa
   Overlap overlap;
+
+  // The lattice: populations, what each site is, how to reach its neighbours.
   Field<double> f0;
   detail::NeighbourTables nbt;
   std::optional<Field<double>> f1;  // the second grid of the pull kernel
   int cur = 0;                      // pull: which grid holds the state
   std::vector<uint8_t> kinds;
   std::vector<long> offsets;
+  SiteMap map;
+  long fluid_global = 0;
+
+  // The kernels: their context and the function table.
   std::vector<double> wall;
   Context ctx;
   KernelSet kern[2];  // without / with monitoring
-  SiteMap map;
-  std::vector<Box> all, inner, shell;
-  std::string halo_kind;
-  Plan fwd_plan;
-  std::optional<Plan> rev_plan;
-  std::unique_ptr<Strategy> fwd, rev;
+  SweepBoxes boxes;
+
+  // The halo and the AA pattern's bookkeeping around it.
+  HaloPart halo;
+  WallGuard guard;  // see make_guard()
+
+  // Time stepping, monitoring and timing.
   Monitor monitor;
   Timers timers{{"update (collide+stream)", "halo begin", "halo end", "  pack+copy", "  unpack", "  mpi+wait",
                  "map rebuild", "monitor"}};
   long steps = 0;
   long aa_phase = 0;  // the AA pattern's even (local) step falls on steps = aa_phase mod 2
   enum class State { pre, post_pull, post_even } state = State::pre;
-  bool reverse_pending = false;
-  long fluid_global = 0;
-  // AA pattern: border locations that bounce-back filled and the write-back
-  // would overwrite (their writer is a solid site in the halo, which no rank
-  // updates): saved after the odd step, restored after the write-back.
-  std::vector<long> guard[2];  // see make_guard()
-  std::vector<double> guard_values[2];
 
   Impl(const LbConfig& c, MPI_Comm comm)
       : cfg(c),
@@ -153,7 +185,7 @@ struct Solver::Impl {
         overlap(c.overlap),
         f0(dec, vs.q, 1, c.layout, c.field_memory),
         nbt(f0.shape(), vs, wrapped_dims(c, dec)),
-        fwd_plan(make_forward_plan()),
+        halo(make_halo()),
         monitor(dec.comm(), parse_monitor_mode(c.monitor_mode), c.mach_limit) {
     if (!aa) f1.emplace(dec, vs.q, 1, c.layout, c.field_memory);
     const FieldShape& sh = f0.shape();
@@ -184,14 +216,14 @@ struct Solver::Impl {
     mpi_check(MPI_Allreduce(&fluid, &fluid_global, 1, MPI_LONG, MPI_SUM, dec.comm()), "MPI_Allreduce");
     make_boxes();
 
-    fwd = make_strategy(cfg.strategy, fwd_plan);
+    halo.fwd = make_strategy(cfg.strategy, halo.fwd_plan);
     if (aa) {
       // The write-back is always reduced: with full components it would
       // overwrite populations this rank has just computed.
-      rev_plan.emplace(
+      halo.rev_plan.emplace(
           Plan(dec, {FieldSpec::of(f0, outside_wrapped(crossing_components(vs.reversed()), nbt))})
               .transposed(vs.c, wrapped_dims(cfg, dec)));
-      rev = make_strategy(cfg.strategy, *rev_plan);
+      halo.rev = make_strategy(cfg.strategy, *halo.rev_plan);
     }
     if (aa) make_guard();
     initialise();
@@ -234,36 +266,23 @@ struct Solver::Impl {
           remote = remote || (out && dec.procs(d) > 1);
         }
         if (in_halo && kinds[static_cast<size_t>(sh.site(w[0], w[1], w[2]))] != site_fluid)
-          guard[remote ? 1 : 0].push_back(s * sh.site_stride + q * sh.comp_stride);
+          guard.at[remote ? 1 : 0].push_back(s * sh.site_stride + q * sh.comp_stride);
       }
     });
-    for (int k = 0; k < 2; ++k) guard_values[k].resize(guard[k].size());
+    for (int k = 0; k < 2; ++k) guard.values[k].resize(guard.at[k].size());
   }
 
-  void save_guard() {
-    const double* a = f0.data();
-    for (int g = 0; g < 2; ++g)
-      for (size_t k = 0; k < guard[g].size(); ++k) guard_values[g][k] = a[guard[g][k]];
-  }
-
-  void restore_guard(int g) {
-    double* a = f0.data();
-    for (size_t k = 0; k < guard[g].size(); ++k) a[guard[g][k]] = guard_values[g][k];
-  }
-
-  Plan make_forward_plan() {
+  HaloPart make_halo() {
     // Reduced: only the populations that cross into each halo region (for
     // the AA pattern, which stores them in opposite slots, the reversed set).
-    const bool reduced = cfg.halo == HaloMode::reduced;
-    halo_kind = to_string(cfg.halo);
     ComponentPredicate pred;
-    if (reduced) pred = crossing_components(aa ? vs.reversed() : vs.c);
-    return Plan(dec, {FieldSpec::of(f0, outside_wrapped(pred, nbt))});
+    if (cfg.halo == HaloMode::reduced) pred = crossing_components(aa ? vs.reversed() : vs.c);
+    return HaloPart{to_string(cfg.halo), Plan(dec, {FieldSpec::of(f0, outside_wrapped(pred, nbt))}), {}, {}, {}};
   }
 
   void make_boxes() {
     const FieldShape& sh = f0.shape();
-    all = {sh.interior()};
+    boxes.all = {sh.interior()};
     // Inner sites read and write no halo; the shell is the rest, as slabs.
     Box in = sh.interior();
     std::array<Split, 3> splits;
@@ -272,9 +291,9 @@ struct Solver::Impl {
       in.lo[d] = splits[d].inner.first;
       in.hi[d] = splits[d].inner.second;
     }
-    inner.clear();
-    if (!in.empty()) inner.push_back(in);
-    shell.clear();
+    boxes.inner.clear();
+    if (!in.empty()) boxes.inner.push_back(in);
+    boxes.shell.clear();
     for (int d = 0; d < vs.ndim; ++d) {
       const Split& s = splits[d];
       for (auto [lo, hi] : s.shell) {
@@ -282,7 +301,7 @@ struct Solver::Impl {
         for (int e = 0; e < d; ++e) b.lo[e] = in.lo[e], b.hi[e] = in.hi[e];
         b.lo[d] = lo;
         b.hi[d] = hi;
-        if (!b.empty()) shell.push_back(b);
+        if (!b.empty()) boxes.shell.push_back(b);
       }
       if (s.inner.first >= s.inner.second) break;  // the slabs already cover this dimension
     }
@@ -444,18 +463,18 @@ struct Solver::Impl {
     const bool interior = overlap == Overlap::interior;
     Stats st;
     strat.begin(views);
-    if (write_back) restore_guard(0);  // its only writers, the local copies, are done
+    if (write_back) guard.restore(f0.data(), 0);  // its only writers, the local copies, are done
     if (interior) {
       ScopedTimer t(timers, t_update);
-      st = update(inner);
+      st = update(boxes.inner);
     } else if (overlap == Overlap::map) {
       ScopedTimer t(timers, t_map);
       map.build(f0.shape(), vs.ndim, kinds, offsets);
     }
     strat.end();
-    if (write_back) restore_guard(1);
+    if (write_back) guard.restore(f0.data(), 1);
     ScopedTimer t(timers, t_update);
-    st.merge(update(interior ? shell : all));
+    st.merge(update(interior ? boxes.shell : boxes.all));
     return st;
   }
 
@@ -468,26 +487,26 @@ struct Solver::Impl {
         // The initial populations are pre-collision: collide in place of a
         // stream, as the AA pattern's first (even) step does.
         ScopedTimer t(timers, t_update);
-        st = sweep_local(all, k, false);
+        st = sweep_local(boxes.all, k, false);
       } else {
-        st = exchange_and_update(*fwd, view(cur), [&](const std::vector<Box>& b) { return sweep_pull(b, k); });
+        st = exchange_and_update(*halo.fwd, view(cur), [&](const std::vector<Box>& b) { return sweep_pull(b, k); });
       }
       cur = 1 - cur;
       state = State::post_pull;
     } else if ((steps - aa_phase) % 2 == 0) {
-      if (reverse_pending) {
+      if (halo.reverse_pending) {
         st = exchange_and_update(
-            *rev, view(0), [&](const std::vector<Box>& b) { return sweep_local(b, k, true); }, true);
-        reverse_pending = false;
+            *halo.rev, view(0), [&](const std::vector<Box>& b) { return sweep_local(b, k, true); }, true);
+        halo.reverse_pending = false;
       } else {
         ScopedTimer t(timers, t_update);
-        st = sweep_local(all, k, true);
+        st = sweep_local(boxes.all, k, true);
       }
       state = State::post_even;
     } else {
-      st = exchange_and_update(*fwd, view(0), [&](const std::vector<Box>& b) { return sweep_odd(b, k); });
-      save_guard();
-      reverse_pending = true;  // outgoing populations sit in the halo
+      st = exchange_and_update(*halo.fwd, view(0), [&](const std::vector<Box>& b) { return sweep_odd(b, k); });
+      guard.save(f0.data());
+      halo.reverse_pending = true;  // outgoing populations sit in the halo
       state = State::pre;
     }
     ScopedTimer t(timers, t_monitor);
@@ -507,11 +526,11 @@ struct Solver::Impl {
 
   // Bring the state to rest: no write-back outstanding, no reduction pending.
   void settle() {
-    if (reverse_pending) {
+    if (halo.reverse_pending) {
       const FieldView v[1] = {view(0)};
-      rev->exchange(v);
-      restore_guard(0), restore_guard(1);
-      reverse_pending = false;
+      halo.rev->exchange(v);
+      guard.restore(f0.data(), 0), guard.restore(f0.data(), 1);
+      halo.reverse_pending = false;
     }
     ScopedTimer t(timers, t_monitor);
     monitor.complete();
@@ -526,7 +545,7 @@ struct Solver::Impl {
     if (state != State::pre) {
       // Post-collision state: stream once more (reading only) to get f(t).
       const FieldView v[1] = {view(g)};
-      fwd->exchange(v);
+      halo.fwd->exchange(v);
     }
     const double* src = grid(g);
     std::vector<double> out(static_cast<size_t>(sh.interior().volume() * q), 0.0);
@@ -555,14 +574,14 @@ const LbConfig& Solver::config() const { return impl_->cfg; }
 const VelocitySet& Solver::velocities() const { return impl_->vs; }
 const Decomposition& Solver::decomposition() const { return impl_->dec; }
 long Solver::steps_done() const { return impl_->steps; }
-const Strategy& Solver::strategy() const { return *impl_->fwd; }
-const std::string& Solver::halo_kind() const { return impl_->halo_kind; }
+const Strategy& Solver::strategy() const { return *impl_->halo.fwd; }
+const std::string& Solver::halo_kind() const { return impl_->halo.kind; }
 long Solver::fluid_sites() const { return impl_->fluid_global; }
 const Monitor& Solver::monitor() const { return impl_->monitor; }
 
 double Solver::halo_bytes_per_step() const {
-  if (!impl_->aa) return static_cast<double>(impl_->fwd_plan.halo_bytes());
-  return 0.5 * static_cast<double>(impl_->fwd_plan.halo_bytes() + impl_->rev_plan->halo_bytes());
+  if (!impl_->aa) return static_cast<double>(impl_->halo.fwd_plan.halo_bytes());
+  return 0.5 * static_cast<double>(impl_->halo.fwd_plan.halo_bytes() + impl_->halo.rev_plan->halo_bytes());
 }
 
 void Solver::advance(long n, const std::function<void(long)>& progress) {
@@ -594,7 +613,7 @@ void Solver::set_populations(std::span<const double> local, long step) {
   });
   m.cur = 0;
   m.state = Impl::State::pre;
-  m.reverse_pending = false;
+  m.halo.reverse_pending = false;
   m.steps = step;
   m.aa_phase = step % 2;
 }
@@ -666,9 +685,9 @@ Totals Solver::totals() {
 
 const Timers& Solver::timers() {
   Impl& m = *impl_;
-  HaloTimes h = m.fwd->times();
-  if (m.rev) {
-    const HaloTimes& r = m.rev->times();
+  HaloTimes h = m.halo.fwd->times();
+  if (m.halo.rev) {
+    const HaloTimes& r = m.halo.rev->times();
     h.begin_s += r.begin_s, h.end_s += r.end_s, h.pack_s += r.pack_s, h.unpack_s += r.unpack_s;
     h.exchanges += r.exchanges;
   }
@@ -682,8 +701,8 @@ const Timers& Solver::timers() {
 
 void Solver::reset_timers() {
   impl_->timers.reset();
-  impl_->fwd->reset_times();
-  if (impl_->rev) impl_->rev->reset_times();
+  impl_->halo.fwd->reset_times();
+  if (impl_->halo.rev) impl_->halo.rev->reset_times();
 }
 
 }  // namespace haloex::lb
