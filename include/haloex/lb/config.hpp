@@ -22,42 +22,25 @@ enum class HaloMode { reduced, full };          // the populations that cross, o
 enum class Schedule { worksharing, taskloop };  // how threads share a sweep: omp for, or omp taskloop
 
 /// The names of a choice's values, in enumerator order.
-template <class E>
-struct ChoiceNames;
-template <>
-struct ChoiceNames<Kernel> {
-  static constexpr std::array<std::string_view, 2> names{"aa", "pull"};
-};
-template <>
-struct ChoiceNames<Collision> {
-  static constexpr std::array<std::string_view, 2> names{"bgk", "trt"};
-};
-template <>
-struct ChoiceNames<Overlap> {
-  static constexpr std::array<std::string_view, 3> names{"none", "interior", "map"};
-};
-template <>
-struct ChoiceNames<HaloMode> {
-  static constexpr std::array<std::string_view, 2> names{"reduced", "full"};
-};
-template <>
-struct ChoiceNames<Schedule> {
-  static constexpr std::array<std::string_view, 2> names{"worksharing", "taskloop"};
-};
+constexpr std::array<std::string_view, 2> choice_names(Kernel) { return {"aa", "pull"}; }
+constexpr std::array<std::string_view, 2> choice_names(Collision) { return {"bgk", "trt"}; }
+constexpr std::array<std::string_view, 3> choice_names(Overlap) { return {"none", "interior", "map"}; }
+constexpr std::array<std::string_view, 2> choice_names(HaloMode) { return {"reduced", "full"}; }
+constexpr std::array<std::string_view, 2> choice_names(Schedule) { return {"worksharing", "taskloop"}; }
 
 template <class E>
-concept Choice = requires { ChoiceNames<E>::names; };
+concept Choice = requires(E e) { choice_names(e); };
 
 /// The name of a choice.
 template <Choice E>
 std::string to_string(E e) {
-  return std::string(ChoiceNames<E>::names.at(static_cast<size_t>(e)));
+  return std::string(choice_names(e).at(static_cast<size_t>(e)));
 }
 
 /// The valid names of a choice as a phrase: "a", "b" or "c".
 template <Choice E>
 std::string choice_list() {
-  const auto& n = ChoiceNames<E>::names;
+  constexpr auto n = choice_names(E{});
   std::string s;
   for (size_t i = 0; i < n.size(); ++i)
     s += (i == 0 ? "" : i + 1 == n.size() ? " or " : ", ") + ("\"" + std::string(n[i]) + "\"");
@@ -68,7 +51,7 @@ std::string choice_list() {
 /// got "x"" (`what` names the setting, e.g. "case.toml: run.kernel").
 template <Choice E>
 E parse_choice(const std::string& name, const std::string& what) {
-  const auto& n = ChoiceNames<E>::names;
+  constexpr auto n = choice_names(E{});
   for (size_t i = 0; i < n.size(); ++i)
     if (name == n[i]) return static_cast<E>(i);
   throw InputError(what + " must be " + choice_list<E>() + ", got \"" + name + "\"");
