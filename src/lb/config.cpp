@@ -155,6 +155,10 @@ const std::map<std::string, std::vector<Key>>& keys() {
          "true (default): on a periodic dimension one rank holds whole, the kernels read across the boundary; "
          "false: copy that halo every step",
          [](auto& n, auto& c, auto& w) { c.periodic_wrap = as_bool(n, w); }},
+        {"wall_tables",
+         "true (default): with SoA, sites next to resting walls on the lattice faces stay on the vectorised path "
+         "(bounce-back as entries of the neighbour tables); false: they take the one-site bounce-back path",
+         [](auto& n, auto& c, auto& w) { c.wall_tables = as_bool(n, w); }},
         {"field_memory",
          "heap (default) or node (populations in a window shared with the node's ranks, so the shm strategy "
          "copies halos straight from a neighbour)",
@@ -367,6 +371,7 @@ nlohmann::json config_json(const LbConfig& c) {
   j["halo"] = to_string(c.halo);
   j["schedule"] = to_string(c.schedule);
   j["periodic_wrap"] = c.periodic_wrap;
+  j["wall_tables"] = c.wall_tables;
   j["field_memory"] = to_string(c.field_memory);
   j["monitor_every"] = c.monitor_every;
   j["monitor_mode"] = c.monitor_mode;

@@ -97,6 +97,23 @@ std::array<bool, 3> wrapped_dims(const LbConfig& c, const Decomposition& dec) {
   return w;
 }
 
+// The faces of this rank that are resting walls the kernels take from their
+// neighbour tables (SoA only: there a slot shift stands for bounce-back; see
+// neighbours.hpp). A moving wall keeps the one-site path, which adds its
+// velocity.
+detail::WallFaces table_walls(const LbConfig& c, const Decomposition& dec) {
+  detail::WallFaces w{0, 0, 0};
+  if (c.layout != Layout::soa || !c.wall_tables) return w;
+  Offset moving{0, 0, 0};
+  if (!c.moving_wall.empty()) moving = offset_from_name(c.moving_wall);
+  for (int d = 0; d < c.ndim(); ++d) {
+    if (c.periodic[d]) continue;
+    if (dec.offset(d) == 0 && moving[d] != -1) w[d] |= 1;
+    if (dec.offset(d) + dec.local_size(d) == c.size[d] && moving[d] != 1) w[d] |= 2;
+  }
+  return w;
+}
+
 // `base` without the halo regions across wrapped dimensions, which the
 // kernels never touch.
 ComponentPredicate outside_wrapped(ComponentPredicate base, const detail::NeighbourTables& nbt) {
@@ -155,6 +172,7 @@ struct Solver::Impl {
   std::optional<Field<double>> f1;  // the second grid of the pull kernel
   int cur = 0;                      // pull: which grid holds the state
   std::vector<uint8_t> kinds;
+  std::vector<uint8_t> map_kinds;  // kinds with the solids behind table walls as fluid: the site map's view
   std::vector<long> offsets;
   SiteMap map;
   long fluid_global = 0;
@@ -184,12 +202,13 @@ struct Solver::Impl {
         aa(c.kernel == Kernel::aa),
         overlap(c.overlap),
         f0(dec, vs.q, 1, c.layout, c.field_memory),
-        nbt(f0.shape(), vs, wrapped_dims(c, dec)),
+        nbt(f0.shape(), vs, wrapped_dims(c, dec), table_walls(c, dec), c.kernel == Kernel::aa),
         halo(make_halo()),
         monitor(dec.comm(), parse_monitor_mode(c.monitor_mode), c.mach_limit) {
     if (!aa) f1.emplace(dec, vs.q, 1, c.layout, c.field_memory);
     const FieldShape& sh = f0.shape();
     kinds = site_kinds(cfg, dec, sh, read_mask_file(cfg));
+    map_kinds = kinds_behind_walls_fluid(table_walls(cfg, dec));
     for (const Offset& v : vs.c) offsets.push_back(v[0] * sh.stride[0] + v[1] * sh.stride[1] + v[2] * sh.stride[2]);
     for (int i = 0; i < vs.q; ++i) {
       double cu = 0;
@@ -211,7 +230,7 @@ struct Solver::Impl {
     for (int mon = 0; mon < 2; ++mon)
       kern[mon] = with_velocity_set(cfg.velocity_set, [&](auto l) { return pick<decltype(l)>(soa, forced, mon); });
 
-    map.build(sh, vs.ndim, kinds, offsets);
+    map.build(sh, vs.ndim, map_kinds, offsets);
     long fluid = map.fluid_sites();
     mpi_check(MPI_Allreduce(&fluid, &fluid_global, 1, MPI_LONG, MPI_SUM, dec.comm()), "MPI_Allreduce");
     make_boxes();
@@ -227,6 +246,26 @@ struct Solver::Impl {
     }
     if (aa) make_guard();
     initialise();
+  }
+
+  // The site kinds with the resting solids behind the table walls counted
+  // as fluid: a site whose only solid neighbours lie there is plain, its
+  // bounce-back in the tables.
+  std::vector<uint8_t> kinds_behind_walls_fluid(const detail::WallFaces& walls) const {
+    const FieldShape& sh = f0.shape();
+    std::vector<uint8_t> k = kinds;
+    const Box b = sh.allocated();
+    for (long i = b.lo[0]; i < b.hi[0]; ++i)
+      for (long j = b.lo[1]; j < b.hi[1]; ++j)
+        for (long l = b.lo[2]; l < b.hi[2]; ++l) {
+          const long p[3] = {i, j, l};
+          bool behind = false;
+          for (int d = 0; d < 3; ++d)
+            behind = behind || ((walls[d] & 1) && p[d] < 0) || ((walls[d] & 2) && p[d] >= sh.local[d]);
+          const size_t s = static_cast<size_t>(sh.site(i, j, l));
+          if (behind && k[s] == site_solid) k[s] = site_fluid;
+        }
+    return k;
   }
 
   // Visit every fluid site of the interior, x slowest: f(s, n, p) with s
@@ -363,7 +402,9 @@ struct Solver::Impl {
     const FieldShape& sh = f0.shape();
     const int o0 = map.outer(0), o1 = map.outer(1), rd = map.row_dim();
     const long rn = sh.local[rd];
-    const bool wrap_row = nbt.wraps(rd) && !boundary_is_plain;
+    // Row ends of another class (wrapped or walled) leave the run.
+    const bool peel_first = !boundary_is_plain && nbt.site_class(rd, 0) != 0;
+    const bool peel_last = !boundary_is_plain && nbt.site_class(rd, rn - 1) != 0;
     const bool tasks = cfg.schedule == Schedule::taskloop;
     std::vector<ThreadPart> parts(static_cast<size_t>(omp_get_max_threads()));
     // A task runs on one thread from start to end (tied, no scheduling point
@@ -377,6 +418,7 @@ struct Solver::Impl {
       const long row0 = sh.site(coord[0], coord[1], coord[2]);  // site of row coordinate 0
       const int cls = nbt.site_class(o0, a) | nbt.site_class(o1, bb);
       const long* nb = nbt.table(cls);
+      const long* snb = nbt.site_table(cls);  // for the one-site path, which finds solids by kind
       auto [first, last] = map.row(a, bb);
       for (const SiteMap::Run* run = first; run != last; ++run) {
         long lo = std::max(run->r0, b.lo[rd]), hi = std::min(run->r1, b.hi[rd]);
@@ -385,21 +427,21 @@ struct Solver::Impl {
         auto end_site = [&](long r) {
           const int c = cls | nbt.site_class(rd, r);
           if (fast) part.ends->add(c, row0 + r, list, st);
-          else site(row0 + r, nbt.table(c), st);
+          else site(row0 + r, nbt.site_table(c), st);
         };
-        if (wrap_row && lo == 0) end_site(lo++);
-        if (wrap_row && hi == rn && lo < hi) end_site(--hi);
+        if (peel_first && lo == 0) end_site(lo++);
+        if (peel_last && hi == rn && lo < hi) end_site(--hi);
         if (fast && lo < hi)
           plain(row0 + lo, hi - lo, nb, st);
         else
-          for (long r = lo; r < hi; ++r) site(row0 + r, nb, st);
+          for (long r = lo; r < hi; ++r) site(row0 + r, snb, st);
       }
     };
 #pragma omp parallel
     {
       const int me = omp_get_thread_num(), team = omp_get_num_threads();
       // (Before this thread reaches a point where it may run a task.)
-      if (wrap_row) parts[static_cast<size_t>(me)].ends = std::make_unique<EndBatches>();
+      if (peel_first || peel_last) parts[static_cast<size_t>(me)].ends = std::make_unique<EndBatches>();
       for (const Box& b : boxes) {
         const long a0 = b.lo[o0], a1 = b.hi[o0], b0 = b.lo[o1], b1 = b.hi[o1];
         if (!tasks) {
@@ -469,7 +511,7 @@ struct Solver::Impl {
       st = update(boxes.inner);
     } else if (overlap == Overlap::map) {
       ScopedTimer t(timers, t_map);
-      map.build(f0.shape(), vs.ndim, kinds, offsets);
+      map.build(f0.shape(), vs.ndim, map_kinds, offsets);
     }
     strat.end();
     if (write_back) guard.restore(f0.data(), 1);
@@ -550,7 +592,7 @@ struct Solver::Impl {
     const double* src = grid(g);
     std::vector<double> out(static_cast<size_t>(sh.interior().volume() * q), 0.0);
     for_each_fluid([&](long s, long n, const std::array<long, 3>& p) {
-      const Context sc = with(nbt.at(p[0], p[1], p[2]));
+      const Context sc = with(nbt.site_at(p[0], p[1], p[2]));
       for (int c = 0; c < q; ++c) {
         double v;
         if (state == State::pre) v = src[s * sh.site_stride + c * sh.comp_stride];
@@ -577,6 +619,7 @@ long Solver::steps_done() const { return impl_->steps; }
 const Strategy& Solver::strategy() const { return *impl_->halo.fwd; }
 const std::string& Solver::halo_kind() const { return impl_->halo.kind; }
 long Solver::fluid_sites() const { return impl_->fluid_global; }
+long Solver::slow_path_sites() const { return impl_->map.boundary_sites(); }
 const Monitor& Solver::monitor() const { return impl_->monitor; }
 
 double Solver::halo_bytes_per_step() const {

@@ -42,8 +42,9 @@ template <Choice E>
 std::string choice_list() {
   constexpr auto n = choice_names(E{});
   std::string s;
-  for (size_t i = 0; i < n.size(); ++i)
-    s += (i == 0 ? "" : i + 1 == n.size() ? " or " : ", ") + ("\"" + std::string(n[i]) + "\"");
+  for (size_t i = 0; i < n.size(); ++i) {
+    s.append(i == 0 ? "" : i + 1 == n.size() ? " or " : ", ").append("\"").append(n[i]).append("\"");
+  }
   return s;
 }
 
@@ -99,6 +100,7 @@ struct LbConfig {
   HaloMode halo = HaloMode::reduced;
   Schedule schedule = Schedule::worksharing;
   bool periodic_wrap = true;      // kernels read across periodic boundaries a rank holds whole (no halo copy)
+  bool wall_tables = true;        // SoA: bounce-back on resting walls through the neighbour tables
   FieldMemory field_memory = FieldMemory::heap;  // node: `shm` reads halos straight from a neighbour
   double progress_s = 2.0;        // seconds between progress lines; 0: none
   // [monitor]

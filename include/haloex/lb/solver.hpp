@@ -89,6 +89,9 @@ class Solver {
   double halo_bytes_per_step() const;
   /// Fluid sites on the whole lattice.
   long fluid_sites() const;
+  /// This rank's fluid sites on the one-site bounce-back path (the rest run
+  /// vectorised).
+  long slow_path_sites() const;
   const Monitor& monitor() const;
 
  private:
