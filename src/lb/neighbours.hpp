@@ -33,6 +33,8 @@ class NeighbourTables {
 
   bool wraps(int d) const { return wrap_[d]; }
   bool wraps_any() const { return wrap_[0] || wrap_[1] || wrap_[2]; }
+  /// The wall faces the tables carry.
+  const WallFaces& walls() const { return walls_; }
   /// The class bits of coordinate x along dimension d (0 in the bulk).
   int site_class(int d, long x) const {
     const int faces = wrap_[d] ? 3 : walls_[d];

@@ -208,7 +208,7 @@ struct Solver::Impl {
     if (!aa) f1.emplace(dec, vs.q, 1, c.layout, c.field_memory);
     const FieldShape& sh = f0.shape();
     kinds = site_kinds(cfg, dec, sh, read_mask_file(cfg));
-    map_kinds = kinds_behind_walls_fluid(table_walls(cfg, dec));
+    map_kinds = kinds_behind_walls_fluid(nbt.walls());
     for (const Offset& v : vs.c) offsets.push_back(v[0] * sh.stride[0] + v[1] * sh.stride[1] + v[2] * sh.stride[2]);
     for (int i = 0; i < vs.q; ++i) {
       double cu = 0;
