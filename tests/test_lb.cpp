@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
+#include <sstream>
 #include <numbers>
 #include <random>
 
@@ -185,6 +187,71 @@ TEST(LbConfig, ParsesAndRejects) {
   EXPECT_NE(msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\noverlap = \"interior\"\n").find("use halo = "),
             std::string::npos);
   EXPECT_EQ(msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\n"), "no error");
+}
+
+// Every key the reference lists, given a value of a type no key takes (an
+// inline table), is refused with a message that names it; every key that
+// does not take free text refuses a word as well. Free text: paths (checked
+// where they are used) and the strategy name (checked against the registry
+// when the solver starts).
+TEST(LbConfig, EveryKeyRefusesWrongTypes) {
+  const std::set<std::string> free_text = {"geometry.mask_file", "run.strategy", "output.dir", "output.summary",
+                                           "checkpoint.dir"};
+  std::istringstream ref(lb_config_reference());
+  std::string line, section;
+  int keys = 0;
+  for (std::getline(ref, line); ref; std::getline(ref, line)) {
+    if (line.empty()) continue;
+    if (line[0] == '[') {
+      section = line.substr(1, line.find(']') - 1);
+      continue;
+    }
+    std::string key;
+    std::istringstream(line) >> key;
+    const std::string name = section + "." + key;
+    ++keys;
+    for (const std::string bad : {"{ a = 1 }", "\"notanumber\""}) {
+      if (bad[0] == '"' && free_text.count(name)) continue;
+      std::string m = "no error";
+      try {
+        parse_lb_config("[lattice]\nsize = [8, 8, 8]\n", "t.toml", {name + "=" + bad});
+      } catch (const InputError& e) {
+        m = e.what();
+      }
+      EXPECT_NE(m.find(name), std::string::npos) << name << " = " << bad << ": " << m;
+    }
+  }
+  EXPECT_GE(keys, 30);
+}
+
+TEST(LbConfig, EmptyCaseAndObstaclesOutsideAreRefused) {
+  auto msg = [](const std::string& text) {
+    try {
+      parse_lb_config(text, "t.toml", {});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(msg("").find("t.toml: the case has no settings"), std::string::npos);
+  EXPECT_NE(msg("# only a comment\n").find("the case has no settings"), std::string::npos);
+  const std::string lattice = "[lattice]\nsize = [16, 12, 8]\n";
+  auto obstacle = [&](const std::string& o) { return msg(lattice + "[[geometry.obstacle]]\n" + o); };
+  // Independent expectations: the nearest site to (20, 6, 4) is (15, 6, 4),
+  // 5 away; to (-2, -2, 9) it is (0, 0, 7), sqrt(12) away.
+  EXPECT_EQ(obstacle("shape = \"sphere\"\ncenter = [20, 6, 4]\nradius = 5\n"), "no error");
+  EXPECT_NE(obstacle("shape = \"sphere\"\ncenter = [20, 6, 4]\nradius = 4.9\n").find("geometry.obstacle[0]: the sphere covers no site"),
+            std::string::npos);
+  EXPECT_EQ(obstacle("shape = \"sphere\"\ncenter = [-2, -2, 9]\nradius = 3.5\n"), "no error");
+  EXPECT_NE(obstacle("shape = \"sphere\"\ncenter = [-2, -2, 9]\nradius = 3.4\n").find("covers no site"), std::string::npos);
+  // A cylinder along z ignores z; one along x ignores x.
+  EXPECT_EQ(obstacle("shape = \"cylinder\"\naxis = \"z\"\ncenter = [8, 6, 100]\nradius = 2\n"), "no error");
+  EXPECT_NE(obstacle("shape = \"cylinder\"\naxis = \"x\"\ncenter = [8, 6, 100]\nradius = 2\n").find("covers no site"),
+            std::string::npos);
+  EXPECT_EQ(obstacle("shape = \"box\"\nlo = [15, 0, 0]\nhi = [40, 1, 1]\n"), "no error");
+  EXPECT_NE(obstacle("shape = \"box\"\nlo = [16, 0, 0]\nhi = [40, 1, 1]\n").find("the box covers no site"), std::string::npos);
+  EXPECT_NE(obstacle("shape = \"box\"\nlo = [0, -5, 0]\nhi = [4, 0, 8]\n").find("the box covers no site"), std::string::npos);
+  EXPECT_NE(obstacle("shape = \"sphere\"\ncenter = [8, 6, 4]\nradius = 0\n").find("geometry.obstacle[0].radius: must be > 0"), std::string::npos);
 }
 
 TEST(LbConfig, MaskFileOfWrongSizeIsRefused) {

@@ -6,13 +6,13 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 
 #include "haloex/bench/stats.hpp"
 #include "haloex/build_info.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/core/threads.hpp"
+#include "haloex/io/durable.hpp"
+#include "haloex/io/field_io.hpp"
 
 namespace haloex {
 
@@ -37,18 +37,33 @@ nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark) {
   int threads = omp_get_max_threads();
   int max_threads = 0;
   MPI_Allreduce(&threads, &max_threads, 1, MPI_INT, MPI_MAX, comm);
-  return nlohmann::json{{"benchmark", benchmark},
-                        {"haloex_version", build::version},
-                        {"git_commit", build::git_commit},
-                        {"build_type", build::build_type},
-                        {"compiler", build::compiler},
-                        {"mpi_library", mpi_library_version()},
-                        {"mpi_standard", std::to_string(major) + "." + std::to_string(minor)},
-                        {"host", host},
-                        {"date_utc", date},
-                        {"ranks", comm_size(comm)},
-                        {"threads_per_rank", max_threads},
-                        {"threads_source", threads_source()}};
+  nlohmann::json j = build_facts();
+  j.update(nlohmann::json{{"benchmark", benchmark},
+                          {"mpi_standard", std::to_string(major) + "." + std::to_string(minor)},
+                          {"host", host},
+                          {"date_utc", date},
+                          {"ranks", comm_size(comm)},
+                          {"threads_per_rank", max_threads},
+                          {"threads_source", threads_source()}});
+  return j;
+}
+
+nlohmann::json build_facts() {
+  return nlohmann::json{{"haloex_version", build::version},  {"git_commit", build::git_commit},
+                        {"build_type", build::build_type},    {"compiler", build::compiler},
+                        {"cxx_flags", build::cxx_flags},      {"openmp_version", build::openmp_version},
+                        {"hdf5", hdf5_available()},           {"mpi_library", mpi_library_version()}};
+}
+
+std::string version_text() {
+  const nlohmann::json b = build_facts();
+  auto s = [&](const char* k) { return b[k].get<std::string>(); };
+  return "haloex " + s("haloex_version") + " (git " + s("git_commit") + ")\n" +
+         "compiler:    " + s("compiler") + "\n" +
+         "MPI library: " + s("mpi_library") + "\n" +
+         "build:       " + s("build_type") + ", OpenMP " + s("openmp_version") + ", parallel HDF5 " +
+         (b["hdf5"].get<bool>() ? "on" : "off") + "\n" +
+         "C++ flags:  " + s("cxx_flags");  // (the flags start with a space)
 }
 
 void put_samples(nlohmann::json& j, const std::string& q, const std::vector<double>& samples) {
@@ -77,20 +92,9 @@ void put_halo_phases(nlohmann::json& j, const std::vector<double>& pack_s, const
 }
 
 void write_json_lines(const std::string& path, const std::vector<nlohmann::json>& records) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const fs::path tmp = target.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw Error("cannot write results file '" + tmp.string() + "'");
-    for (const auto& r : records) out << r.dump() << '\n';
-    out.flush();
-    if (!out) throw Error("writing results file '" + tmp.string() + "' failed (disk full?)");
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) throw Error("cannot rename '" + tmp.string() + "' to '" + path + "': " + ec.message());
+  std::string text;
+  for (const auto& r : records) text += r.dump() + '\n';
+  write_durable_text(path, text);
 }
 
 }  // namespace haloex

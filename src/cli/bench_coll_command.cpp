@@ -67,8 +67,7 @@ void add_bench_clock(CLI::App& bench, Runner& run) {
                   "Estimate again after this many seconds and report the drift between the two (0: no drift)")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       std::vector<SkewEstimate> est = GlobalClock::measure(MPI_COMM_WORLD, a->exchanges).estimates();
@@ -115,7 +114,7 @@ void add_bench_coll(CLI::App& bench, Runner& run) {
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed runs per configuration")
       ->check(CLI::Range(0, 10000000))
       ->capture_default_str();
-  cmd->add_option("-i,--runs", a->opt.runs, "Timed runs per configuration and delay")
+  cmd->add_option("-i,--runs,--iterations", a->opt.runs, "Timed runs per configuration and delay")
       ->check(CLI::Range(1, 10000000))
       ->capture_default_str();
   cmd->add_option("--sync", a->opt.sync,
@@ -129,8 +128,7 @@ void add_bench_coll(CLI::App& bench, Runner& run) {
   cmd->add_option("--clock-exchanges", a->opt.clock_exchanges, "Ping-pongs per rank for the clock skew")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results (clock and collectives) as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet, "Write results (clock and collectives) as JSON lines to this file");
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       CollBenchOptions o = a->opt;
@@ -178,11 +176,10 @@ void add_bench_overlap(CLI::App& bench, Runner& run) {
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed runs per configuration")
       ->check(CLI::Range(0, 10000000))
       ->capture_default_str();
-  cmd->add_option("-t,--test-calls", a->opt.test_calls, "MPI_Test calls spread over the computation (drive progress)")
+  cmd->add_option("--test-calls", a->opt.test_calls, "MPI_Test calls spread over the computation (drive progress)")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       OverlapOptions o = a->opt;

@@ -129,8 +129,7 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
   cmd->add_option("--layout", a->layout, "Component layout")->check(CLI::IsMember({"aos", "soa"}))->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       const HaloBenchOptions opt = to_options(*a);

@@ -19,7 +19,7 @@ void add_bench_io(CLI::App& bench, Runner& run) {
       "Output bandwidth of the io layer: an L^3 lattice of --ncomp doubles per site written as one\n"
       "file or one per I/O-grid block, synced and renamed, -i times per size and grid (grids\n"
       "interleaved). Run at several rank counts for the ARCHER2 paper's Table 1.");
-  cmd->add_option("-L,--sizes", a->sizes, "Lattice sizes L (L^3 sites), list or range first:last:step")->capture_default_str();
+  cmd->add_option("-m,-L,--sizes", a->sizes, "Lattice sizes L (L^3 sites), list or range first:last:step")->capture_default_str();
   cmd->add_option("--ncomp", a->opt.ncomp, "Doubles per site (5: the paper's order parameter; 19: D3Q19 state)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
@@ -29,8 +29,7 @@ void add_bench_io(CLI::App& bench, Runner& run) {
   cmd->add_option("-i,--iterations", a->opt.episodes, "Output episodes per size and grid")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed episodes first")->check(CLI::Range(0, 1000))->capture_default_str();
   cmd->add_option("--dir", a->opt.dir, "Directory written to (each episode's files are deleted after it)")->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       IoBenchOptions o = a->opt;

@@ -27,27 +27,26 @@ void add_bench_monitor(CLI::App& bench, Runner& run) {
       "interleaved. Per step: T_sim (slowest rank's wall time), T_LB (collision and streaming),\n"
       "T_halo, T_wait (in the reduction's MPI calls), T_mon (T_LB above the unmonitored run: the\n"
       "statistics are computed inside the update kernel), and SUPS = sites / T_sim.");
-  cmd->add_option("-L,--size", a->opt.size, "Lattice edge L (L^3 sites; L^2 for D2Q9)")
+  cmd->add_option("-m,-L,--size,--sizes", a->opt.size, "Lattice edge L (L^3 sites; L^2 for D2Q9)")
       ->check(CLI::Range(2L, 1L << 20))
       ->capture_default_str();
   cmd->add_option("--velocity-set", a->opt.velocity_set, "D2Q9, D3Q15, D3Q19 or D3Q27")
       ->check(CLI::IsMember({"D2Q9", "D3Q15", "D3Q19", "D3Q27"}))
       ->capture_default_str();
-  cmd->add_option("-s,--strategy", a->opt.strategy, "Halo strategy")->capture_default_str();
+  cmd->add_option("-s,--strategy,--strategies", a->opt.strategy, "Halo strategy")->capture_default_str();
   cmd->add_option("--overlap", a->opt.overlap, "none, interior or map")
       ->check(CLI::IsMember({"none", "interior", "map"}))
       ->capture_default_str();
   cmd->add_option("--configs", a->configs, "off, blocking, nonblocking, blocking/N, nonblocking/N")
       ->capture_default_str();
-  cmd->add_option("--steps", a->opt.steps, "Steps per sample")->check(CLI::Range(1, 100000000))->capture_default_str();
+  cmd->add_option("-i,--steps,--iterations", a->opt.steps, "Steps per sample")->check(CLI::Range(1, 100000000))->capture_default_str();
   cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per configuration")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed steps per configuration")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       MonitorBenchOptions o = a->opt;

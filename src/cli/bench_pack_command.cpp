@@ -41,8 +41,7 @@ void add_bench_pack(CLI::App& bench, Runner& run) {
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed calls of each before timing")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       PackBenchOptions o = a->opt;

@@ -34,8 +34,7 @@ void add_bench_pingpong(CLI::App& bench, Runner& run) {
       ->capture_default_str();
   cmd->add_option("--large-bytes", a->opt.large_bytes, "Where large messages start")->capture_default_str();
   cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per size")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       PingPongOptions o = a->opt;

@@ -38,7 +38,7 @@ void add_bench_stencil(CLI::App& bench, Runner& run) {
   cmd->add_option("--ny", a->opt.ny, "Sites along y")->check(CLI::Range(1L, 1L << 30))->capture_default_str();
   cmd->add_option("--nz", a->nz, "Values per column: a list and/or ranges (e.g. 1,2,4,8,16,32,64)")
       ->capture_default_str();
-  cmd->add_option("--iters,--iterations", a->opt.iterations, "Iterations per sample (one application run)")
+  cmd->add_option("-i,--iters,--iterations", a->opt.iterations, "Iterations per sample (one application run)")
       ->check(CLI::Range(1L, 1L << 40))
       ->capture_default_str();
   cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per strategy (strategies interleaved)")
@@ -53,8 +53,7 @@ void add_bench_stencil(CLI::App& bench, Runner& run) {
   cmd->add_option("--precision", a->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       StencilBenchOptions opt = a->opt;

@@ -23,8 +23,7 @@ void add_bench_stream(CLI::App& bench, Runner& run) {
   cmd->add_option("-i,--iterations", a->opt.iterations, "Sweeps per sample")->check(CLI::Range(1, 1000000))->capture_default_str();
   cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per kernel")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed sweeps per kernel")->check(CLI::Range(0, 1000000))->capture_default_str();
-  cmd->add_option("-o,--json", a->json, "Write results as JSON lines to this file");
-  cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
+  add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       StreamOptions o = a->opt;

@@ -15,6 +15,7 @@
 #include "haloex/bench/record.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/grid/decomposition.hpp"
+#include "haloex/io/durable.hpp"
 
 namespace haloex::cli {
 
@@ -32,6 +33,20 @@ inline std::array<int, 2> parse_grid_2d(const std::string& text) {
   const std::vector<long> p = parse_long_list(text, "--procs");
   if (p.size() != 2) throw InputError("--procs takes 2 entries (x,y), got '" + text + "'");
   return {static_cast<int>(p[0]), static_cast<int>(p[1])};
+}
+
+/// CLI11 check of an output file (output_file_problem): a path that cannot
+/// be written is an option error, found before any work starts.
+inline CLI::Validator output_file() {
+  return CLI::Validator([](std::string& path) { return output_file_problem(path); }, "FILE", "output file");
+}
+
+/// The options every benchmark ends with: -o/--json (JSON lines, checked
+/// up front) and -q/--quiet.
+inline void add_json_and_quiet(CLI::App& cmd, std::string& json, bool& quiet,
+                               const std::string& what = "Write results as JSON lines to this file") {
+  cmd.add_option("-o,--json", json, what + " (missing folders are created)")->check(output_file());
+  cmd.add_flag("-q,--quiet", quiet, "No progress lines on stderr");
 }
 
 /// The halo plan options every command that exchanges halos takes: --plan

@@ -240,7 +240,11 @@ int run_lb(const Args& a, const ThreadChoice& threads) {
   Outcome o;
   o.pinned = pin_team(threads, omp_get_max_threads());
   const bool root = solver.decomposition().rank() == 0;
-  if (root) print_header(solver, cfg, o.pinned);
+  if (root) {
+    print_header(solver, cfg, o.pinned);
+    for (const std::string& f : remove_stale_parts(cfg))
+      std::cout << "# removed " << f << ", left by an interrupted run\n";
+  }
   o.start = restart(a, solver, cfg);
   o.before = solver.totals();
   IoLog io{root && !a.quiet};
@@ -259,7 +263,8 @@ void add_lb(CLI::App& app, Runner& run) {
                                  "Under mpirun the lattice is split over the ranks; OMP_NUM_THREADS threads per rank.");
   cmd->add_option("case", a->case_file, "TOML case file");
   cmd->add_option("--set", a->sets, "Override keys, e.g. --set run.steps=500 run.strategy=direct");
-  cmd->add_option("-o,--summary", a->summary, "Write a JSON summary here (overrides output.summary)");
+  cmd->add_option("-o,--summary", a->summary, "Write a JSON summary here (overrides output.summary)")
+      ->check(output_file());
   cmd->add_option("--restart", a->restart,
                   "Continue from a checkpoint: its .json file, or a directory (the newest complete one in it);\n"
                   "any number of ranks; run.steps stays the step the run ends at");

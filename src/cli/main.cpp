@@ -3,11 +3,12 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
 #include "commands.hpp"
-#include "haloex/build_info.hpp"
+#include "haloex/bench/record.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/lb/monitor.hpp"
@@ -32,6 +33,41 @@ class MpiSession {
   int provided_ = MPI_THREAD_SINGLE, rank_ = 0, size_ = 1;
 };
 
+constexpr const char* exit_statuses =
+    "Exit status: 0 success; 1 a failure at run time (MPI, files, memory); 2 a usage or input error\n"
+    "(bad option, value, input file or output path, found before any work starts); 3 an LB run\n"
+    "stopped as unstable (density or Mach number out of bounds).";
+
+// The deepest subcommand the parser reached: `haloex bench halo` for
+// `haloex bench halo --frobnicate`.
+const CLI::App* deepest(const CLI::App& app) {
+  const CLI::App* at = &app;
+  for (auto subs = at->get_subcommands(); !subs.empty(); subs = at->get_subcommands()) at = subs.front();
+  return at;
+}
+
+// One line naming what was wrong. CLI11 says only "A subcommand is
+// required" for `haloex frobnicate`; the word it could not place is what
+// the user needs to see.
+std::string usage_problem(const CLI::App& app, const CLI::ParseError& e) {
+  const CLI::App* at = deepest(app);
+  // (The root's name is argv[0], a path; the program calls itself haloex.)
+  std::string where;
+  for (const CLI::App* p = at; p != &app; p = p->get_parent()) where = " " + p->get_name() + where;
+  where = "haloex" + where;
+  const std::vector<std::string> extra = at->remaining();
+  if (!extra.empty() && !at->get_subcommands({}).empty() && at->get_subcommands().empty()) {
+    const std::string& w = extra.front();
+    std::string names;
+    for (const CLI::App* sub : at->get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+    return where + ": " + (w.rfind('-', 0) == 0 ? "unknown option '" : "unknown command '") + w + "' (commands: " +
+           names + "; see " + where + " --help)";
+  }
+  std::string what = e.what();
+  std::replace(what.begin(), what.end(), '\n', ' ');
+  return where + ": " + what + " (see " + where + " --help)";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,8 +76,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{"haloex: halo exchanges for structured-grid codes on MPI.\n"
                "Run under mpirun/srun for more than one rank, e.g. mpirun -np 2 haloex bench halo"};
-  app.set_version_flag("--version", std::string("haloex ") + haloex::build::version + " (" +
-                                        haloex::build::git_commit + ")");
+  app.set_version_flag("--version", haloex::version_text());
+  app.footer(exit_statuses);
   app.require_subcommand(1);
   haloex::cli::Runner run;
   haloex::cli::add_info(app, run);
@@ -64,10 +100,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Every rank parsed the same arguments; only rank 0 talks.
-    std::ostringstream sink;
-    const int code = root ? app.exit(e) : app.exit(e, sink, sink);
-    return code;
+    // Every rank parsed the same arguments; only rank 0 talks. --help and
+    // --version arrive here too, as "errors" with exit code 0.
+    if (e.get_exit_code() == 0) {
+      std::ostringstream sink;
+      return root ? app.exit(e) : app.exit(e, sink, sink);
+    }
+    if (root) std::cerr << "haloex: error: " << usage_problem(app, e) << std::endl;
+    return 2;
   }
 
   try {

@@ -98,16 +98,17 @@ void add_stencil(CLI::App& app, Runner& run) {
   cmd->add_option("--nz", a->cfg.nz, "Values per column (z, not decomposed)")
       ->check(CLI::Range(1L, 1L << 24))
       ->capture_default_str();
-  cmd->add_option("--iters,--iterations", a->iterations, "Iterations")
+  cmd->add_option("-i,--iters,--iterations", a->iterations, "Iterations")
       ->check(CLI::Range(0L, 1L << 40))
       ->capture_default_str();
-  cmd->add_option("-s,--strategy", a->cfg.strategy, "Halo strategy (see haloex info)")->capture_default_str();
+  cmd->add_option("-s,--strategy,--strategies", a->cfg.strategy, "Halo strategy (see haloex info)")->capture_default_str();
   cmd->add_flag("--serial", a->serial, "Serial reference on one rank (periodic halo by plain copies)");
   cmd->add_option("--procs", a->procs, "Process grid x,y; 0 = let MPI_Dims_create choose")->capture_default_str();
   cmd->add_option("--precision", a->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
-  cmd->add_option("-o,--out", a->out, "Write the final field to this .npy file");
+  cmd->add_option("-o,--out", a->out, "Write the final field to this .npy file (missing folders are created)")
+      ->check(output_file());
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice& t) { return a->precision == "double" ? run_stencil<double>(*a, t) : run_stencil<float>(*a, t); };

@@ -2,6 +2,10 @@
 
 #include <sys/mman.h>
 
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
 namespace haloex {
 
 size_t page_size() {
@@ -61,6 +65,16 @@ FieldShape FieldShape::with_local(const std::array<long, max_dims>& extents) con
   FieldShape s = *this;
   s.local = extents;
   for (int d = 0; d < max_dims; ++d) s.alloc[d] = s.local[d] + 2 * s.width[d];
+  // In floating point first: the element count of an absurd request must not
+  // wrap around into a small, plausible one. (16: the widest element type.)
+  const long double elements = static_cast<long double>(s.alloc[0]) * s.alloc[1] * s.alloc[2] * ncomp;
+  if (elements * 16 > static_cast<long double>(std::numeric_limits<long>::max())) {
+    std::ostringstream os;
+    os << "a field of " << s.alloc[0] << "x" << s.alloc[1] << "x" << s.alloc[2] << " sites (halo included) x " << ncomp
+       << " components has " << std::setprecision(3) << static_cast<double>(elements)
+       << " elements, more than this machine can address";
+    throw InputError(os.str());
+  }
   s.stride = {s.alloc[1] * s.alloc[2], s.alloc[2], 1};
   s.nsites = s.alloc[0] * s.alloc[1] * s.alloc[2];
   s.site_stride = layout == Layout::aos ? ncomp : 1;

@@ -116,6 +116,14 @@ void LbOutput::finish() {
 
 std::vector<IoRecord> LbOutput::take_events() { return std::exchange(events_, {}); }
 
+std::vector<std::string> remove_stale_parts(const lb::LbConfig& cfg) {
+  std::vector<std::string> out = remove_stale_parts(cfg.output_dir, {"density-", "velocity-", "mask-", "fields-"});
+  for (std::string& p : remove_stale_parts(cfg.checkpoint_dir, {"checkpoint-"})) out.push_back(std::move(p));
+  std::error_code ec;
+  if (!cfg.summary.empty() && fs::remove(part_name(cfg.summary), ec)) out.push_back(part_name(cfg.summary));
+  return out;
+}
+
 // ------------------------------------------------------------- checkpoints
 
 std::string checkpoint_stem(const std::string& dir, long step) { return stem_of(dir, "checkpoint", step); }

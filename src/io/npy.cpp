@@ -99,8 +99,12 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
                                          : "cannot write '" + path + "': " + what + " (" + mpi_error_string(rc) + ")");
   };
   const std::string tmp = part_name(path);
-  if (dec.rank() == 0) std::remove(tmp.c_str());
-  mpi_check(MPI_Barrier(comm), "MPI_Barrier");
+  std::string dir_err;
+  if (dec.rank() == 0) {
+    dir_err = make_parent_dirs(path);
+    std::remove(tmp.c_str());
+  }
+  throw_if_any(comm, dir_err.empty() ? dir_err : "cannot write '" + path + "': " + dir_err);
   MPI_File fh = MPI_FILE_NULL;
   agree(MPI_File_open(comm, tmp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
         "cannot create " + tmp);

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <sstream>
 
 #include "haloex/grid/box.hpp"
+#include "haloex/io/durable.hpp"
 #include "haloex/lb/velocity_set.hpp"
 
 namespace haloex::lb {
@@ -25,6 +27,17 @@ struct Key {
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
   throw InputError(where + ": " + what);
+}
+
+// The result of a parser from another layer, whose message names the value
+// but not the key it came from.
+template <class F>
+auto keyed(const std::string& where, F parse) {
+  try {
+    return parse();
+  } catch (const InputError& e) {
+    bad(where, e.what());
+  }
 }
 
 double as_double(const toml::node& n, const std::string& where) {
@@ -94,7 +107,10 @@ const std::map<std::string, std::vector<Key>>& keys() {
   static const std::map<std::string, std::vector<Key>> k = {
       {"lattice",
        {{"velocity_set", "D2Q9, D3Q15, D3Q19 (default) or D3Q27",
-         [](auto& n, auto& c, auto& w) { c.velocity_set = as_string(n, w); }},
+         [](auto& n, auto& c, auto& w) {
+           c.velocity_set = as_string(n, w);
+           keyed(w, [&] { return velocity_set(c.velocity_set).q; });
+         }},
         {"size", "global lattice sites per dimension, e.g. [64, 64, 64] (2 values for D2Q9)",
          [](auto& n, auto& c, auto& w) { c.size = as_triple<long>(n, w, as_long, 1L); }},
         {"periodic", "periodicity per dimension; faces of non-periodic ones are bounce-back walls",
@@ -136,7 +152,7 @@ const std::map<std::string, std::vector<Key>>& keys() {
       {"run",
        {{"steps", "time steps (default 100)", [](auto& n, auto& c, auto& w) { c.steps = as_long(n, w); }},
         {"kernel", "aa (in place, default) or pull (two grids)", [](auto& n, auto& c, auto& w) { c.kernel = parse_choice<Kernel>(as_string(n, w), w); }},
-        {"layout", "soa (default) or aos", [](auto& n, auto& c, auto& w) { c.layout = parse_layout(as_string(n, w)); }},
+        {"layout", "soa (default) or aos", [](auto& n, auto& c, auto& w) { c.layout = keyed(w, [&] { return parse_layout(as_string(n, w)); }); }},
         {"strategy", "halo strategy by name (see `haloex info`), default auto (times them all, runs the fastest)",
          [](auto& n, auto& c, auto& w) { c.strategy = as_string(n, w); }},
         {"overlap", "none (default), interior or map", [](auto& n, auto& c, auto& w) { c.overlap = parse_choice<Overlap>(as_string(n, w), w); }},
@@ -162,7 +178,7 @@ const std::map<std::string, std::vector<Key>>& keys() {
         {"field_memory",
          "heap (default) or node (populations in a window shared with the node's ranks, so the shm strategy "
          "copies halos straight from a neighbour)",
-         [](auto& n, auto& c, auto& w) { c.field_memory = parse_field_memory(as_string(n, w)); }},
+         [](auto& n, auto& c, auto& w) { c.field_memory = keyed(w, [&] { return parse_field_memory(as_string(n, w)); }); }},
         {"progress", "seconds between progress lines on rank 0, 0 = none (default 2)",
          [](auto& n, auto& c, auto& w) { c.progress_s = as_double(n, w); }}}},
       {"monitor",
@@ -250,6 +266,8 @@ LbConfig parse_lb_config(const std::string& text, const std::string& source, con
   c.source = source;
   c.text = text;
   for (const std::string& o : overrides) c.text.append("\n# --set ").append(o);
+  if (root.empty())
+    bad(source, "the case has no settings (an empty file?); start from one of examples/*.toml");
   for (auto&& [sk, sv] : root) {
     const std::string section(sk.str());
     auto it = keys().find(section);
@@ -286,6 +304,30 @@ LbConfig read_lb_config(const std::string& path, const std::vector<std::string>&
   return parse_lb_config(ss.str(), path, overrides);
 }
 
+namespace {
+
+// Whether an obstacle holds at least one lattice site (the rule of
+// geometry.cpp: a box's sites lo <= x < hi; a sphere's or cylinder's sites
+// within the radius of the centre, the cylinder's axis ignored). The site
+// nearest the centre is the centre clamped and rounded per dimension.
+bool covers_a_site(const Obstacle& o, const LbConfig& c) {
+  const int nd = c.ndim();
+  double r2 = 0;
+  for (int d = 0; d < nd; ++d) {
+    const long n = c.size[d];
+    if (o.shape == "box") {
+      if (o.hi[d] <= 0 || o.lo[d] >= n) return false;
+      continue;
+    }
+    if (o.shape == "cylinder" && d == o.axis) continue;
+    const double x = std::clamp(std::round(o.center[d]), 0.0, static_cast<double>(n - 1)) - o.center[d];
+    r2 += x * x;
+  }
+  return o.shape == "box" || r2 <= o.radius * o.radius;
+}
+
+}  // namespace
+
 void validate(const LbConfig& c) {
   const std::string& s = c.source;
   velocity_set(c.velocity_set);  // throws for an unknown name
@@ -313,10 +355,15 @@ void validate(const LbConfig& c) {
     if (c.periodic[dim]) bad(s, "boundary.moving_wall = \"" + c.moving_wall + "\" lies on a periodic dimension; make it non-periodic");
     if (c.wall_velocity[dim] != 0) bad(s, "boundary.wall_velocity must be tangential to the wall (its normal component must be 0)");
   }
-  for (const Obstacle& o : c.obstacles)
+  for (size_t i = 0; i < c.obstacles.size(); ++i) {
+    const Obstacle& o = c.obstacles[i];
+    const std::string w = "geometry.obstacle[" + std::to_string(i) + "]";
     if (o.shape == "box")
       for (int d = 0; d < nd; ++d)
-        if (o.lo[d] >= o.hi[d]) bad(s, "an obstacle box has lo >= hi along " + std::string(1, "xyz"[d]));
+        if (o.lo[d] >= o.hi[d]) bad(s, w + ": the box has lo >= hi along " + std::string(1, "xyz"[d]));
+    if (!covers_a_site(o, c))
+      bad(s, w + ": the " + o.shape + " covers no site of the lattice (sites 0 .. size - 1 in each dimension)");
+  }
   if (c.steps < 0) bad(s, "run.steps must be >= 0");
   // In node memory `shm` reads a neighbour's populations while they are in
   // place; during an overlapped AA step the kernel rewrites populations of
@@ -331,6 +378,12 @@ void validate(const LbConfig& c) {
     bad(s, "monitor.mode must be \"nonblocking\", \"blocking\" or \"off\", got \"" + c.monitor_mode + "\"");
   if (!(c.mach_limit > 0)) bad(s, "monitor.mach_limit must be > 0");
   if (c.output_every < 0) bad(s, "output.every must be >= 0");
+  if (c.output_every > 0)
+    if (const std::string e = output_dir_problem(c.output_dir); !e.empty()) bad(s, "output.dir: " + e);
+  if (c.checkpoint_every > 0)
+    if (const std::string e = output_dir_problem(c.checkpoint_dir); !e.empty()) bad(s, "checkpoint.dir: " + e);
+  if (!c.summary.empty())
+    if (const std::string e = output_file_problem(c.summary); !e.empty()) bad(s, "output.summary: " + e);
   if (c.output_format != "binary" && c.output_format != "ascii" && c.output_format != "hdf5")
     bad(s, "output.format must be \"binary\", \"ascii\" or \"hdf5\", got \"" + c.output_format + "\"");
   for (const std::string& f : c.output_fields)

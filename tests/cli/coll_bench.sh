@@ -15,7 +15,7 @@ grep -Eq "^ +2 +[-+][0-9.]+ .* [-+][0-9.]+ \+- [0-9.]+$" "$dir/clock.txt"
 $mpiexec 3 $flags "$haloex" bench coll -c allreduce,iallreduce,ibarrier -m 8,64 -d 0,100 -x 5 -i 5 \
   --sync window --window-us 300 -q -o "$dir/coll.jsonl" | tee "$dir/coll.txt"
 grep -Eq "^MPI_Iallreduce +3 +64 +100.0 .* [-+][0-9.]+$" "$dir/coll.txt"
-$mpiexec 2 $flags "$haloex" bench overlap -c ialltoall -m 8,16K -x 2 -t 2 -q -o "$dir/overlap.jsonl" | tee "$dir/overlap.txt"
+$mpiexec 2 $flags "$haloex" bench overlap -c ialltoall -m 8,16K -x 2 --test-calls 2 -q -o "$dir/overlap.jsonl" | tee "$dir/overlap.txt"
 $mpiexec 2 $flags "$haloex" bench monitor -L 16 --steps 6 -r 2 -x 2 --configs blocking,nonblocking/3 -q \
   -o "$dir/monitor.jsonl" | tee "$dir/monitor.txt"
 python3 - "$dir" <<'PY'

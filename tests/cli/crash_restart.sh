@@ -17,7 +17,8 @@ run() {  # ranks, checkpoint dir, steps, extra args...
   local n=$1 d=$2 steps=$3
   shift 3
   $mpiexec "$n" $flags "$haloex" lb "$case" -q --set "lattice.size=[32,16,4]" run.steps=$steps \
-    checkpoint.every=4 checkpoint.keep=2 checkpoint.dir=$d run.progress=0 "$@"
+    checkpoint.every=4 checkpoint.keep=2 checkpoint.dir=$d run.progress=0 \
+    "geometry.obstacle=[{shape='cylinder',axis='z',center=[10.0,7.5,0.0],radius=3.0}]" "$@"
 }
 
 run 2 ref 12 > ref.log 2>&1 || { cat ref.log; fail "the uninterrupted run failed"; }
@@ -39,6 +40,12 @@ for case_stage in data-written:4 data-renamed:4 checkpoint-complete:8 pruning:8;
   grep -q "restarted from $d/checkpoint-00000$want.json at step $want" "$d.restart.log" ||
     { cat "$d.restart.log"; fail "after a kill at $stage the restart did not start from step $want"; }
   cmp ref/checkpoint-000012.bin "$d/checkpoint-000012.bin" || fail "restart after $stage differs from the uninterrupted run"
+  # The partial file the kill left is removed by the next run, which says so.
+  if [[ $stage == data-written ]]; then
+    grep -q "# removed $d/checkpoint-000008.bin.part, left by an interrupted run" "$d.restart.log" ||
+      { cat "$d.restart.log"; fail "the restart did not report removing the stale checkpoint-000008.bin.part"; }
+  fi
+  ls "$d" | grep -q '\.part$' && fail "a .part file is still in $d after the restart"
   echo "killed at $stage: restarted from step $want on 3 ranks, step 12 identical"
 done
 

@@ -12,6 +12,14 @@ namespace haloex {
 /// MPI library name and version as the library reports it (first line).
 std::string mpi_library_version();
 
+/// What this build is: version, git commit, build type, compiler, C++
+/// flags, OpenMP version, parallel HDF5 (true/false) and the MPI library.
+/// Every record carries these (run_metadata) and `--version` prints them.
+nlohmann::json build_facts();
+
+/// build_facts as the lines `haloex --version` prints.
+std::string version_text();
+
 /// Metadata every record carries: tool version, git commit, MPI library and
 /// standard version, host, UTC date, ranks, OpenMP threads and what chose
 /// their number ("threads_source": "OMP_NUM_THREADS" or "affinity", see
@@ -34,9 +42,9 @@ void put_samples(nlohmann::json& record, const std::string& q, const std::vector
 void put_halo_phases(nlohmann::json& record, const std::vector<double>& pack_s, const std::vector<double>& mpi_s,
                      const std::vector<double>& unpack_s, double total_s, double halo_bytes);
 
-/// Writes JSON lines to `path` all at once, under a temporary name renamed
-/// into place when complete, so a crash never leaves a half-written file.
-/// Throws Error when the file cannot be written.
+/// Writes JSON lines to `path` all at once (write_durable_text: a crash
+/// never leaves a half-written file, a failure no temporary one). Throws
+/// InputError when the file cannot be written.
 void write_json_lines(const std::string& path, const std::vector<nlohmann::json>& records);
 
 }  // namespace haloex

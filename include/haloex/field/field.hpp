@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -107,6 +108,8 @@ struct AlignedFree {
 template <class T>
 std::unique_ptr<T[], AlignedFree> allocate_aligned(size_t n) {
   constexpr size_t huge = size_t(2) << 20;
+  if (n > (std::numeric_limits<size_t>::max() - huge) / sizeof(T))
+    throw Error("cannot allocate " + std::to_string(n) + " elements of " + std::to_string(sizeof(T)) + " bytes");
   const size_t align = n * sizeof(T) >= huge ? huge : 64;
   const size_t bytes = std::max<size_t>(align, ((n * sizeof(T) + align - 1) / align) * align);
   void* p = std::aligned_alloc(align, bytes);

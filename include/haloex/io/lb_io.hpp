@@ -44,6 +44,11 @@ class LbOutput {
   std::vector<IoRecord> events_;
 };
 
+/// Remove the temporary files (`*.part`) a killed run of this case left in
+/// its output and checkpoint folders and of its summary; returns their paths.
+/// Called once, on one rank, before the run writes anything.
+std::vector<std::string> remove_stale_parts(const lb::LbConfig& cfg);
+
 /// The stem of the checkpoint of a step in a directory ("dir/checkpoint-000010").
 std::string checkpoint_stem(const std::string& dir, long step);
 

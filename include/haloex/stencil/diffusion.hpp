@@ -35,10 +35,11 @@ struct DiffusionTimes {
   long iterations = 0;
 };
 
-/// The initial condition: 1 where every global index lies in the middle half
-/// [n/4, n - n/4) of its dimension (z included), 0 elsewhere.
+/// The initial condition of the 2022 stencil paper's code: 1 where every
+/// global index lies in [n/4, 3n/4) of its dimension (integer division, z
+/// included), 0 elsewhere.
 inline bool in_central_block(long i, long j, long k, long nx, long ny, long nz) {
-  auto mid = [](long x, long n) { return x >= n / 4 && x < n - n / 4; };
+  auto mid = [](long x, long n) { return x >= n / 4 && x < 3 * n / 4; };
   return mid(i, nx) && mid(j, ny) && mid(k, nz);
 }
 
