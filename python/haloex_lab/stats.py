@@ -14,16 +14,20 @@ _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
 
 
 def t_quantile_975(dof: int) -> float:
-    """The 97.5% quantile of Student's t (linear between tabulated points)."""
+    """The 97.5% quantile of Student's t: a table to 30 degrees of freedom, then interpolated."""
     if dof <= 0:
         return 0.0
     if dof <= 30:
         return _T975[dof - 1]
+    # Beyond the table, linear in 1/dof between t(30), t(60), t(120) and the
+    # normal limit 1.960: the quantile is close to linear in 1/dof, far from
+    # linear in dof (as the C++ side, src/bench/stats.cpp).
+    x = 1.0 / dof
     if dof <= 60:
-        return 2.042 + (2.000 - 2.042) * (dof - 30) / 30
+        return 2.000 + (2.042 - 2.000) * (x - 1 / 60) / (1 / 30 - 1 / 60)
     if dof <= 120:
-        return 2.000 + (1.980 - 2.000) * (dof - 60) / 60
-    return 1.960
+        return 1.980 + (2.000 - 1.980) * (x - 1 / 120) / (1 / 60 - 1 / 120)
+    return 1.960 + (1.980 - 1.960) * x / (1 / 120)
 
 
 @dataclass(frozen=True)

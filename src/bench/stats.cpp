@@ -12,9 +12,13 @@ double t_quantile_975(size_t dof) {
                                  2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
   if (dof == 0) return 0.0;
   if (dof <= 30) return table[dof - 1];
-  if (dof <= 60) return 2.042 + (2.000 - 2.042) * (static_cast<double>(dof) - 30.0) / 30.0;
-  if (dof <= 120) return 2.000 + (1.980 - 2.000) * (static_cast<double>(dof) - 60.0) / 60.0;
-  return 1.960;
+  // Beyond the table, linear in 1/dof between t(30), t(60), t(120) and the
+  // normal limit t(inf) = 1.960: the quantile is close to linear in 1/dof,
+  // far from linear in dof.
+  const double x = 1.0 / static_cast<double>(dof);
+  if (dof <= 60) return 2.000 + (2.042 - 2.000) * (x - 1.0 / 60) / (1.0 / 30 - 1.0 / 60);
+  if (dof <= 120) return 1.980 + (2.000 - 1.980) * (x - 1.0 / 120) / (1.0 / 60 - 1.0 / 120);
+  return 1.960 + (1.980 - 1.960) * x / (1.0 / 120);
 }
 
 Summary summarize(std::vector<double> v) {

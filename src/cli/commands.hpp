@@ -15,7 +15,7 @@
 #include "haloex/bench/record.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/grid/decomposition.hpp"
-#include "haloex/io/durable.hpp"
+#include "haloex/core/paths.hpp"
 
 namespace haloex::cli {
 

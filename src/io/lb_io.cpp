@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "haloex/core/mpi.hpp"
+#include "haloex/core/paths.hpp"
 #include "haloex/io/durable.hpp"
 #include "haloex/io/xdmf.hpp"
 #include "io_impl.hpp"

@@ -9,6 +9,7 @@
 
 #include "haloex/core/mpi.hpp"
 #include "haloex/io/aggregator.hpp"
+#include "haloex/core/paths.hpp"
 #include "haloex/io/durable.hpp"
 
 namespace haloex {

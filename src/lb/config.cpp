@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "haloex/grid/box.hpp"
-#include "haloex/io/durable.hpp"
+#include "haloex/core/paths.hpp"
 #include "haloex/lb/velocity_set.hpp"
 
 namespace haloex::lb {
