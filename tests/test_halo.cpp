@@ -11,6 +11,7 @@
 
 #include "halo_check.hpp"
 #include "world.hpp"
+#include "haloex/halo/pack.hpp"
 #include "haloex/halo/strategy.hpp"
 
 namespace haloex::test {
@@ -378,6 +379,17 @@ TEST(HaloLarge, ThreadedPackingFillsHalosExactly) {
           << name << " reduced";
     }
   }
+}
+
+// Halo values cannot show who packed them: with packs_on_team answering
+// false for everything (packing always on one thread) every halo test still
+// passed. The decision itself, then; that the three `omp parallel if`
+// clauses in pack.cpp use it is checked by reading.
+TEST(HaloLarge, PackingGoesToTheTeamWhenAsked) {
+  EXPECT_TRUE(packs_on_team(PackThreads::on, 8));
+  EXPECT_FALSE(packs_on_team(PackThreads::off, size_t(1) << 30));
+  EXPECT_FALSE(packs_on_team(PackThreads::automatic, pack_threading_threshold - 1));
+  EXPECT_TRUE(packs_on_team(PackThreads::automatic, pack_threading_threshold));
 }
 
 }  // namespace
