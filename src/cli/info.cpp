@@ -46,8 +46,6 @@ void add_info(CLI::App& app, Runner& run) {
       j["ranks_sharing_cpus"] = threads.ranks_sharing;
       j["thread_level_requested"] = "MPI_THREAD_FUNNELED";
       j["thread_level_provided"] = thread_level_name(provided);
-      j["openmp_version"] = build::openmp_version;
-      j["cxx_flags"] = build::cxx_flags;
       j["strategies"] = strategy_names();
       if (rank != 0) return 0;
       if (*json) {

@@ -107,10 +107,7 @@ const std::map<std::string, std::vector<Key>>& keys() {
   static const std::map<std::string, std::vector<Key>> k = {
       {"lattice",
        {{"velocity_set", "D2Q9, D3Q15, D3Q19 (default) or D3Q27",
-         [](auto& n, auto& c, auto& w) {
-           c.velocity_set = as_string(n, w);
-           keyed(w, [&] { return velocity_set(c.velocity_set).q; });
-         }},
+         [](auto& n, auto& c, auto& w) { c.velocity_set = as_string(n, w); }},
         {"size", "global lattice sites per dimension, e.g. [64, 64, 64] (2 values for D2Q9)",
          [](auto& n, auto& c, auto& w) { c.size = as_triple<long>(n, w, as_long, 1L); }},
         {"periodic", "periodicity per dimension; faces of non-periodic ones are bounce-back walls",
@@ -330,7 +327,7 @@ bool covers_a_site(const Obstacle& o, const LbConfig& c) {
 
 void validate(const LbConfig& c) {
   const std::string& s = c.source;
-  velocity_set(c.velocity_set);  // throws for an unknown name
+  keyed(s + ": lattice.velocity_set", [&] { return velocity_set(c.velocity_set); });  // throws for an unknown name
   const int nd = c.ndim();
   for (int d = 0; d < nd; ++d)
     if (c.size[d] < 1) bad(s, "lattice.size must be >= 1 in every dimension");
