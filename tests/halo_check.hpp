@@ -34,7 +34,8 @@ void initialise(Field<T>& f, const Decomposition& dec, double shift = 0) {
           const long e = s.element(i, j, k, c);
           if (s.interior().contains(i, j, k))
             f.data()[e] = static_cast<T>(
-                shift + global_value(dec, {dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k}, c, s.ncomp));
+                shift +
+                global_value(dec, {dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k}, c, s.ncomp));
           else
             f.data()[e] = static_cast<T>(-1.0 - static_cast<double>(e));
         }
@@ -71,12 +72,13 @@ long count_wrong(const Field<T>& f, const Decomposition& dec, const Expect& expe
         for (int c = 0; c < s.ncomp; ++c) {
           const long e = s.element(i, j, k, c);
           const bool filled = !halo || (exists && (!expect || expect(o, c)));
-          const T want = filled ? static_cast<T>(shift + global_value(dec, g, c, s.ncomp)) : static_cast<T>(-1.0 - static_cast<double>(e));
+          const T want = filled ? static_cast<T>(shift + global_value(dec, g, c, s.ncomp))
+                                : static_cast<T>(-1.0 - static_cast<double>(e));
           const T got = f.data()[e];
           if (std::memcmp(&got, &want, sizeof(T)) != 0) {
             if (wrong < 5)
-              std::fprintf(stderr, "[%s] rank %d site (%ld,%ld,%ld) comp %d: got %.9g, want %.9g\n", label, dec.rank(), i,
-                           j, k, c, static_cast<double>(got), static_cast<double>(want));
+              std::fprintf(stderr, "[%s] rank %d site (%ld,%ld,%ld) comp %d: got %.9g, want %.9g\n", label,
+                           dec.rank(), i, j, k, c, static_cast<double>(got), static_cast<double>(want));
             ++wrong;
           }
         }

@@ -6,12 +6,12 @@
 
 #include <sstream>
 
-#include "world.hpp"
 #include "haloex/bench/halo_bench.hpp"
 #include "haloex/bench/pingpong_bench.hpp"
 #include "haloex/bench/stream_bench.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/grid/decomposition.hpp"
+#include "world.hpp"
 
 namespace haloex::test {
 namespace {
@@ -96,7 +96,8 @@ TEST(BenchRecords, HaloNonCubicMovesWhatThePlanSays) {
     const double med = summarize(t).median;
     EXPECT_DOUBLE_EQ(j["median_time_per_call_s"].get<double>(), med);
     EXPECT_DOUBLE_EQ(j["beff_bytes_per_s"].get<double>(), 288.0 * 2 * 8 / med);
-    EXPECT_DOUBLE_EQ(j["updates_per_core_per_s"].get<double>(), 192.0 / med / j["threads_per_rank"].get<int>());
+    EXPECT_DOUBLE_EQ(j["updates_per_core_per_s"].get<double>(),
+                     192.0 / med / j["threads_per_rank"].get<int>());
     EXPECT_EQ(j["shape"], "noncubic");
   }
   EXPECT_DOUBLE_EQ(records[0]["ratio_to_staged"].get<double>(), 1.0);

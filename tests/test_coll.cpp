@@ -12,7 +12,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "world.hpp"
 #include "haloex/bench/busy_wait.hpp"
 #include "haloex/bench/coll_bench.hpp"
 #include "haloex/bench/collectives.hpp"
@@ -20,6 +19,7 @@
 #include "haloex/bench/monitor_bench.hpp"
 #include "haloex/bench/overlap_bench.hpp"
 #include "haloex/core/error.hpp"
+#include "world.hpp"
 
 namespace haloex::test {
 namespace {
@@ -51,8 +51,8 @@ TEST(ClockSkew, DriftFromTwoEstimates) {
   a[1].skew_s = 1e-3, a[1].at_s = 10.0, a[1].min_round_trip_s = 2e-6;
   b[1].skew_s = 1e-3 + 5e-6, b[1].at_s = 20.0, b[1].min_round_trip_s = 4e-6;
   measure_drift(a, b);
-  EXPECT_NEAR(a[1].drift_s_per_s, 5e-7, 1e-15);                      // 5 us over 10 s
-  EXPECT_NEAR(a[1].drift_bound, (1e-6 + 2e-6) / 10.0, 1e-15);        // half round trips over 10 s
+  EXPECT_NEAR(a[1].drift_s_per_s, 5e-7, 1e-15);                // 5 us over 10 s
+  EXPECT_NEAR(a[1].drift_bound, (1e-6 + 2e-6) / 10.0, 1e-15);  // half round trips over 10 s
   EXPECT_EQ(a[0].drift_s_per_s, 0.0);
 }
 
@@ -156,7 +156,8 @@ TEST(Collectives, TableAndNames) {
     find_collectives({"allgather"});
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown collective 'allgather'. valid: barrier, bcast"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("unknown collective 'allgather'. valid: barrier, bcast"),
+              std::string::npos);
   }
 }
 
@@ -193,7 +194,8 @@ TEST(Collectives, CheckCatchesWrongResults) {
     if (spec.kind == CollKind::barrier || root_keeps_own || untouched_ok)
       EXPECT_EQ(run.check(), 0) << spec.name;
     else
-      EXPECT_EQ(run.check(), spec.kind == CollKind::alltoall ? 8 * world_size() : 8) << spec.name;  // 64 B = 8 doubles
+      EXPECT_EQ(run.check(), spec.kind == CollKind::alltoall ? 8 * world_size() : 8)
+          << spec.name;  // 64 B = 8 doubles
   }
   CollectiveRun ar(find_collectives({"allreduce"}).front(), MPI_COMM_WORLD, 80);
   ar.start();

@@ -6,9 +6,9 @@
 #include <algorithm>
 
 #include "halo_check.hpp"
-#include "world.hpp"
 #include "haloex/bench/halo_bench.hpp"
 #include "haloex/halo/strategy.hpp"
+#include "world.hpp"
 
 namespace haloex::test {
 namespace {
@@ -29,7 +29,8 @@ TEST_P(Decomp, SubdomainsTileTheLatticeOnce) {
   for (long i = 0; i < dec.local_size(0); ++i)
     for (long j = 0; j < dec.local_size(1); ++j)
       for (long k = 0; k < dec.local_size(2); ++k) {
-        const long g = ((dec.offset(0) + i) * spec.global[1] + dec.offset(1) + j) * spec.global[2] + dec.offset(2) + k;
+        const long g =
+            ((dec.offset(0) + i) * spec.global[1] + dec.offset(1) + j) * spec.global[2] + dec.offset(2) + k;
         owner[static_cast<size_t>(g)] += 1;
       }
   std::vector<int> sum(owner.size());
@@ -82,7 +83,8 @@ TEST_P(Decomp, NeighboursSitAtTheirOffsets) {
   EXPECT_EQ(global_sum(bad, MPI_COMM_WORLD), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Grids, Decomp, ::testing::Combine(::testing::Values(2, 3), ::testing::Values(false, true)));
+INSTANTIATE_TEST_SUITE_P(Grids, Decomp,
+                         ::testing::Combine(::testing::Values(2, 3), ::testing::Values(false, true)));
 
 TEST(Offsets, NamesAndCodes) {
   EXPECT_EQ(offset_name({1, 0, 0}), "x+");

@@ -10,9 +10,9 @@
 #include <tuple>
 
 #include "halo_check.hpp"
-#include "world.hpp"
 #include "haloex/halo/pack.hpp"
 #include "haloex/halo/strategy.hpp"
+#include "world.hpp"
 
 namespace haloex::test {
 namespace {
@@ -48,8 +48,8 @@ bool is_staged_family(const std::string& s) {
 // strategy object (reused requests, buffers and datatype caches), checking
 // both against the expectation. Returns the global number of wrong elements.
 template <class T>
-long exchange_and_check(const std::string& strategy, const DecompositionSpec& spec, int ncomp, int halo, Layout layout,
-                        const ComponentPredicate& pred, const Expect& expect,
+long exchange_and_check(const std::string& strategy, const DecompositionSpec& spec, int ncomp, int halo,
+                        Layout layout, const ComponentPredicate& pred, const Expect& expect,
                         FieldMemory memory = FieldMemory::heap) {
   Decomposition dec(MPI_COMM_WORLD, spec);
   Field<T> f(dec, ncomp, halo, layout, memory);
@@ -91,7 +91,8 @@ TEST_P(HaloMatrix, EveryHaloHoldsItsPeriodicImage) {
 std::string matrix_name(const ::testing::TestParamInfo<MatrixParam>& info) {
   const auto& [strategy, ndim, mixed, halo, layout, ncomp, type] = info.param;
   std::string n = strategy + "_" + std::to_string(ndim) + "d_" + (mixed ? "mixed" : "periodic") + "_h" +
-                  std::to_string(halo) + "_" + to_string(layout) + "_q" + std::to_string(ncomp) + "_" + to_string(type);
+                  std::to_string(halo) + "_" + to_string(layout) + "_q" + std::to_string(ncomp) + "_" +
+                  to_string(type);
   for (char& ch : n)
     if (ch == '-') ch = '_';
   return n;
@@ -100,7 +101,8 @@ std::string matrix_name(const ::testing::TestParamInfo<MatrixParam>& info) {
 INSTANTIATE_TEST_SUITE_P(AllStrategies, HaloMatrix,
                          ::testing::Combine(::testing::ValuesIn(strategy_names()), ::testing::Values(2, 3),
                                             ::testing::Values(false, true), ::testing::Values(1, 2),
-                                            ::testing::Values(Layout::aos, Layout::soa), ::testing::Values(1, 19),
+                                            ::testing::Values(Layout::aos, Layout::soa),
+                                            ::testing::Values(1, 19),
                                             ::testing::Values(ElementType::f64, ElementType::f32)),
                          matrix_name);
 
@@ -137,7 +139,8 @@ TEST_P(HaloBegin, SelfImagesAreCompleteAfterBegin) {
     long wrong = count_wrong(f, dec, {}, strategy.c_str(), self_only);
     s->end();
     wrong += count_wrong(f, dec, {}, strategy.c_str());
-    EXPECT_EQ(global_sum(wrong, MPI_COMM_WORLD), 0) << ndim << "-D" << (last ? ", all ranks along the last" : "");
+    EXPECT_EQ(global_sum(wrong, MPI_COMM_WORLD), 0)
+        << ndim << "-D" << (last ? ", all ranks along the last" : "");
   }
 }
 
@@ -152,7 +155,8 @@ INSTANTIATE_TEST_SUITE_P(AllStrategies, HaloBegin, ::testing::ValuesIn(strategy_
 
 // The test's own velocity sets (not the library's).
 std::vector<Offset> d2q9() {
-  return {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {1, 1, 0}, {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}};
+  return {{0, 0, 0}, {1, 0, 0},   {-1, 0, 0}, {0, 1, 0}, {0, -1, 0},
+          {1, 1, 0}, {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}};
 }
 std::vector<Offset> d3q19() {
   std::vector<Offset> v{{0, 0, 0}};
@@ -184,10 +188,11 @@ TEST_P(ReducedPlan, ExactlyTheCrossingPopulationsArrive) {
   if (red_black_impossible(strategy, spec, spec.procs)) GTEST_SKIP() << "grid has an odd periodic ring";
   const auto vel = ndim == 3 ? d3q19() : d2q9();
   const int q = static_cast<int>(vel.size());
-  const long wrong =
-      type == ElementType::f64
-          ? exchange_and_check<double>(strategy, spec, q, 1, layout, crossing_components(vel), streams_in(vel))
-          : exchange_and_check<float>(strategy, spec, q, 1, layout, crossing_components(vel), streams_in(vel));
+  const long wrong = type == ElementType::f64
+                         ? exchange_and_check<double>(strategy, spec, q, 1, layout, crossing_components(vel),
+                                                      streams_in(vel))
+                         : exchange_and_check<float>(strategy, spec, q, 1, layout, crossing_components(vel),
+                                                     streams_in(vel));
   EXPECT_EQ(wrong, 0);
 }
 
@@ -205,8 +210,9 @@ TEST_P(ReducedPlan, ArbitrarySelectionIsExactOrRefused) {
     EXPECT_THROW(make_strategy(strategy, plan), InputError);
     return;
   }
-  const long wrong = type == ElementType::f64 ? exchange_and_check<double>(strategy, spec, 6, 1, layout, pick, pick)
-                                              : exchange_and_check<float>(strategy, spec, 6, 1, layout, pick, pick);
+  const long wrong = type == ElementType::f64
+                         ? exchange_and_check<double>(strategy, spec, 6, 1, layout, pick, pick)
+                         : exchange_and_check<float>(strategy, spec, 6, 1, layout, pick, pick);
   EXPECT_EQ(wrong, 0);
 }
 
@@ -360,7 +366,8 @@ TEST(HaloLarge, ExchangeFromInsideAParallelRegion) {
         s->exchange({&v, 1});
 #pragma omp barrier
       }
-      EXPECT_EQ(global_sum(count_wrong(f, dec, {}, name.c_str()), MPI_COMM_WORLD), 0) << name << " " << to_string(threads);
+      EXPECT_EQ(global_sum(count_wrong(f, dec, {}, name.c_str()), MPI_COMM_WORLD), 0)
+          << name << " " << to_string(threads);
     }
   }
 }
@@ -375,7 +382,8 @@ TEST(HaloLarge, ThreadedPackingFillsHalosExactly) {
     if (red_black_impossible(name, spec, spec.procs)) continue;
     for (Layout layout : {Layout::aos, Layout::soa}) {
       EXPECT_EQ(exchange_and_check<double>(name, spec, 19, 1, layout, {}, {}), 0) << name;
-      EXPECT_EQ(exchange_and_check<double>(name, spec, 19, 1, layout, crossing_components(vel), streams_in(vel)), 0)
+      EXPECT_EQ(
+          exchange_and_check<double>(name, spec, 19, 1, layout, crossing_components(vel), streams_in(vel)), 0)
           << name << " reduced";
     }
   }
@@ -470,7 +478,8 @@ long shm_rounds(int node_size, Layout layout, bool faces, FieldMemory memory) {
   DecompositionSpec spec = spec_of(3, false);
   Decomposition dec(MPI_COMM_WORLD, spec);
   Field<T> f(dec, 19, 2, layout, memory);
-  Plan plan(dec, {FieldSpec::of(f)}, PlanOptions{faces ? haloex::Regions::faces : haloex::Regions::all, PackThreads::automatic});
+  Plan plan(dec, {FieldSpec::of(f)},
+            PlanOptions{faces ? haloex::Regions::faces : haloex::Regions::all, PackThreads::automatic});
   auto s = make_shm(plan, ShmOptions{node_size});
   FieldView v = f.view();
   long wrong = 0;
@@ -484,7 +493,9 @@ long shm_rounds(int node_size, Layout layout, bool faces, FieldMemory memory) {
     std::this_thread::sleep_for(lag);
     s->end();
     // A faces plan must leave edges and corners alone (their sentinels).
-    const Expect face_only = [](const Offset& o, int) { return std::abs(o[0]) + std::abs(o[1]) + std::abs(o[2]) == 1; };
+    const Expect face_only = [](const Offset& o, int) {
+      return std::abs(o[0]) + std::abs(o[1]) + std::abs(o[2]) == 1;
+    };
     wrong += count_wrong(f, dec, faces ? face_only : Expect{}, "shm", {}, shift);
     std::this_thread::sleep_for(lag * (round % 2));
   }
@@ -522,9 +533,12 @@ TEST(Shm, ZeroCopyCarriesReducedAndArbitrarySelections) {
       EXPECT_EQ(exchange_and_check<double>("shm", spec_of(ndim, true), q, 1, layout, crossing_components(vel),
                                            streams_in(vel), FieldMemory::node),
                 0);
-      EXPECT_EQ(exchange_and_check<float>("shm", spec_of(ndim, false), 6, 1, layout, pick, pick, FieldMemory::node),
-                0);
-      EXPECT_EQ(exchange_and_check<double>("auto", spec_of(ndim, false), 3, 2, layout, {}, {}, FieldMemory::node), 0);
+      EXPECT_EQ(
+          exchange_and_check<float>("shm", spec_of(ndim, false), 6, 1, layout, pick, pick, FieldMemory::node),
+          0);
+      EXPECT_EQ(
+          exchange_and_check<double>("auto", spec_of(ndim, false), 3, 2, layout, {}, {}, FieldMemory::node),
+          0);
     }
 }
 

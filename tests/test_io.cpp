@@ -15,10 +15,10 @@
 
 #include <unistd.h>
 
-#include "world.hpp"
 #include "haloex/io/field_io.hpp"
 #include "haloex/io/lb_io.hpp"
 #include "haloex/io/xdmf.hpp"
+#include "world.hpp"
 
 using namespace haloex;
 using haloex::test::world_rank;
@@ -31,7 +31,8 @@ namespace {
 std::string scratch_dir(const std::string& name) {
   std::string dir;
   if (world_rank() == 0) {
-    dir = (fs::temp_directory_path() / ("haloex-test-io-" + std::to_string(::getpid()) + "-" + name)).string();
+    dir =
+        (fs::temp_directory_path() / ("haloex-test-io-" + std::to_string(::getpid()) + "-" + name)).string();
     fs::remove_all(dir);
     fs::create_directories(dir);
   }
@@ -125,8 +126,8 @@ void round_trip(Layout layout, IoFormat format) {
     const std::string stem = dir + "/q-" + extents_text(grid, 3);
     io.write_begin(stem, 5, f.view());
     const IoEvent ev2 = io.write_end();
-    const std::string tag = to_string(format) + " " + to_string(layout) + " " + extents_text(grid, 3) + " on " +
-                            std::to_string(dec.size()) + " ranks";
+    const std::string tag = to_string(format) + " " + to_string(layout) + " " + extents_text(grid, 3) +
+                            " on " + std::to_string(dec.size()) + " ranks";
     // Every file's bytes against the encoding, on rank 0.
     bool same = true;
     if (dec.rank() == 0) {
@@ -154,10 +155,12 @@ void round_trip(Layout layout, IoFormat format) {
       for (long j = -2; j < s.local[1] + 2; ++j)
         for (long k = -2; k < s.local[2] + 2; ++k)
           for (int c = 0; c < ncomp; ++c) {
-            const bool inside = i >= 0 && i < s.local[0] && j >= 0 && j < s.local[1] && k >= 0 && k < s.local[2];
-            const T want = inside ? static_cast<T>(encode(global_index(i + dec.offset(0), j + dec.offset(1),
-                                                                        k + dec.offset(2)), c, ncomp))
-                                  : T(-7);
+            const bool inside =
+                i >= 0 && i < s.local[0] && j >= 0 && j < s.local[1] && k >= 0 && k < s.local[2];
+            const T want =
+                inside ? static_cast<T>(encode(
+                             global_index(i + dec.offset(0), j + dec.offset(1), k + dec.offset(2)), c, ncomp))
+                       : T(-7);
             ok = ok && g(i, j, k, c) == want;
           }
     ASSERT_TRUE(everyone(ok)) << "read-back differs: " << tag;
@@ -180,11 +183,13 @@ TEST(IoAsync, WritesTheDataOfWriteBegin) {
   fill(f, dec);
   FieldIo io(dec, {IoType::f64, 2, {}});
   io.write_begin(dir + "/a", 1, f.view());
-  EXPECT_THROW(io.aggregator(), Error);  // the buffer is in flight
+  EXPECT_THROW(io.aggregator(), Error);                       // the buffer is in flight
   std::fill(f.elements().begin(), f.elements().end(), -1.0);  // the time loop goes on
   io.write_end();
   bool same = true;
-  if (dec.rank() == 0) same = file_bytes(dir + "/a.bin") == expected_file<double>(Box{{0, 0, 0}, global_size}, 2, IoFormat::binary);
+  if (dec.rank() == 0)
+    same =
+        file_bytes(dir + "/a.bin") == expected_file<double>(Box{{0, 0, 0}, global_size}, 2, IoFormat::binary);
   EXPECT_TRUE(everyone(same));
 }
 
@@ -243,9 +248,8 @@ TEST(IoRejects, TruncatedCorruptedAndMismatchedFiles) {
   expect_refused(io, dir + "/flip/q.json", "is corrupted: its checksum");
   copy_output(dir + "/ok", dir + "/json", "q.json", [](std::string& b) { b.resize(b.size() / 2); });
   expect_refused(io, dir + "/json/q.json", "not valid JSON");
-  copy_output(dir + "/ok", dir + "/nosize", "q.json", [](std::string& b) {
-    b.replace(b.find("\"size\""), 6, "\"sise\"");
-  });
+  copy_output(dir + "/ok", dir + "/nosize", "q.json",
+              [](std::string& b) { b.replace(b.find("\"size\""), 6, "\"sise\""); });
   expect_refused(io, dir + "/nosize/q.json", "no \"size\" entry");
   copy_output(dir + "/ok", dir + "/gone", "q.bin", [](std::string&) {});
   if (world_rank() == 0) fs::remove(dir + "/gone/q.bin");
@@ -261,7 +265,8 @@ TEST(IoRejects, TruncatedCorruptedAndMismatchedFiles) {
   other.global = {10, 9, 8};
   const Decomposition dec2(MPI_COMM_WORLD, other);
   FieldIo bigger(dec2, {IoType::f64, 2, {}});
-  expect_refused(bigger, dir + "/ok/q.json", "lattice size mismatch: the file has 10x9x7, this run needs 10x9x8");
+  expect_refused(bigger, dir + "/ok/q.json",
+                 "lattice size mismatch: the file has 10x9x7, this run needs 10x9x8");
 }
 
 TEST(IoHdf5, RoundTripAndXdmf) {
@@ -285,7 +290,9 @@ TEST(IoHdf5, RoundTripAndXdmf) {
     ASSERT_TRUE(everyone(ok)) << extents_text(grid, 3);
     const std::string x = xdmf_text({read_metadata(stem + ".json")});
     EXPECT_NE(x.find("AttributeType=\"Vector\""), std::string::npos);
-    EXPECT_NE(x.find(io.grid().files() > 1 ? "CollectionType=\"Spatial\"" : "Dimensions=\"10 9 7 3\""), std::string::npos) << x;
+    EXPECT_NE(x.find(io.grid().files() > 1 ? "CollectionType=\"Spatial\"" : "Dimensions=\"10 9 7 3\""),
+              std::string::npos)
+        << x;
   }
 }
 
@@ -364,7 +371,8 @@ void restart_across_ranks(long split, const std::string& kernel_b, const std::st
         lb::Solver t(restart_case("pull"), c.get());
         EXPECT_EQ(restart_from(t, find_checkpoint(d)), total);
         const auto back = t.global_populations(0);
-        if (world_rank() == 0) EXPECT_EQ(0, std::memcmp(back.data(), ref.data(), ref.size() * 8)) << extents_text(g, 3);
+        if (world_rank() == 0)
+          EXPECT_EQ(0, std::memcmp(back.data(), ref.data(), ref.size() * 8)) << extents_text(g, 3);
       }
     }
   }
@@ -396,10 +404,11 @@ void restart_across_ranks(long split, const std::string& kernel_b, const std::st
         }
       }
       bool same = true;
-      if (world_rank() == 0) same = got.size() == ref.size() && std::memcmp(got.data(), ref.data(), ref.size() * 8) == 0;
-      ASSERT_TRUE(everyone(same)) << "0->" << split << " on " << nb << " ranks (" << kernel_b << ", grid " << ib
-                                  << ") + " << split << "->20 on " << nc << " ranks (" << kernel_c << ", grid " << ic
-                                  << ") differs from 0->20 on " << na << " ranks";
+      if (world_rank() == 0)
+        same = got.size() == ref.size() && std::memcmp(got.data(), ref.data(), ref.size() * 8) == 0;
+      ASSERT_TRUE(everyone(same)) << "0->" << split << " on " << nb << " ranks (" << kernel_b << ", grid "
+                                  << ib << ") + " << split << "->20 on " << nc << " ranks (" << kernel_c
+                                  << ", grid " << ic << ") differs from 0->20 on " << na << " ranks";
     }
 }
 

@@ -10,15 +10,15 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <set>
-#include <sstream>
 #include <numbers>
 #include <random>
+#include <set>
+#include <sstream>
 
-#include "world.hpp"
 #include "haloex/core/exact_sum.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "haloex/lb/solver.hpp"
+#include "world.hpp"
 
 using namespace haloex;
 using namespace haloex::lb;
@@ -154,8 +154,9 @@ TEST(ExactSum, OrderAndSplitIndependent) {
 // ---------------------------------------------------------------- input
 
 TEST(LbConfig, ParsesAndRejects) {
-  const LbConfig c = parse_lb_config("[lattice]\nsize = [8, 6, 4]\n[physics]\ntau = 0.9\n[run]\nstrategy = \"direct\"\n",
-                                     "t.toml", {"run.steps=7", "run.overlap=interior"});
+  const LbConfig c =
+      parse_lb_config("[lattice]\nsize = [8, 6, 4]\n[physics]\ntau = 0.9\n[run]\nstrategy = \"direct\"\n",
+                      "t.toml", {"run.steps=7", "run.overlap=interior"});
   EXPECT_EQ(c.size[1], 6);
   EXPECT_EQ(c.steps, 7);
   EXPECT_EQ(c.overlap, Overlap::interior);
@@ -174,18 +175,22 @@ TEST(LbConfig, ParsesAndRejects) {
   EXPECT_NE(msg("[run]\nsteps = \"many\"\n").find("run.steps: expected an integer"), std::string::npos);
   EXPECT_NE(msg("[run]\nkernel = \"fast\"\n").find("run.kernel must be \"aa\" or \"pull\", got \"fast\""),
             std::string::npos);
-  EXPECT_NE(msg("[run]\nschedule = \"dynamic\"\n").find("run.schedule must be \"worksharing\" or \"taskloop\""),
-            std::string::npos);
+  EXPECT_NE(
+      msg("[run]\nschedule = \"dynamic\"\n").find("run.schedule must be \"worksharing\" or \"taskloop\""),
+      std::string::npos);
   EXPECT_NE(msg("[run]\nhalo = \"auto\"\n").find("is now called \"reduced\""), std::string::npos);
   EXPECT_NE(msg("[physics]\ncollision = \"mrt\"\n").find("physics.collision must be \"bgk\" or \"trt\""),
             std::string::npos);
-  EXPECT_NE(msg("[boundary]\nmoving_wall = \"y+\"\n").find("lies on a periodic dimension"), std::string::npos);
+  EXPECT_NE(msg("[boundary]\nmoving_wall = \"y+\"\n").find("lies on a periodic dimension"),
+            std::string::npos);
   EXPECT_NE(msg("[lattice\n").find("t.toml:1"), std::string::npos);
   EXPECT_NE(msg("", {"run.steps"}).find("expected key=value"), std::string::npos);
   EXPECT_NE(msg("", {"physics.tau=0.2"}).find("must be > 1/2"), std::string::npos);
-  EXPECT_NE(msg("[run]\nfield_memory = \"disk\"\n").find("field memory 'disk' is not one of"), std::string::npos);
-  EXPECT_NE(msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\noverlap = \"interior\"\n").find("use halo = "),
+  EXPECT_NE(msg("[run]\nfield_memory = \"disk\"\n").find("field memory 'disk' is not one of"),
             std::string::npos);
+  EXPECT_NE(
+      msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\noverlap = \"interior\"\n").find("use halo = "),
+      std::string::npos);
   EXPECT_EQ(msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\n"), "no error");
 }
 
@@ -195,8 +200,8 @@ TEST(LbConfig, ParsesAndRejects) {
 // where they are used) and the strategy name (checked against the registry
 // when the solver starts).
 TEST(LbConfig, EveryKeyRefusesWrongTypes) {
-  const std::set<std::string> free_text = {"geometry.mask_file", "run.strategy", "output.dir", "output.summary",
-                                           "checkpoint.dir"};
+  const std::set<std::string> free_text = {"geometry.mask_file", "run.strategy", "output.dir",
+                                           "output.summary", "checkpoint.dir"};
   std::istringstream ref(lb_config_reference());
   std::string line, section;
   int keys = 0;
@@ -240,18 +245,25 @@ TEST(LbConfig, EmptyCaseAndObstaclesOutsideAreRefused) {
   // Independent expectations: the nearest site to (20, 6, 4) is (15, 6, 4),
   // 5 away; to (-2, -2, 9) it is (0, 0, 7), sqrt(12) away.
   EXPECT_EQ(obstacle("shape = \"sphere\"\ncenter = [20, 6, 4]\nradius = 5\n"), "no error");
-  EXPECT_NE(obstacle("shape = \"sphere\"\ncenter = [20, 6, 4]\nradius = 4.9\n").find("geometry.obstacle[0]: the sphere covers no site"),
+  EXPECT_NE(obstacle("shape = \"sphere\"\ncenter = [20, 6, 4]\nradius = 4.9\n")
+                .find("geometry.obstacle[0]: the sphere covers no site"),
             std::string::npos);
   EXPECT_EQ(obstacle("shape = \"sphere\"\ncenter = [-2, -2, 9]\nradius = 3.5\n"), "no error");
-  EXPECT_NE(obstacle("shape = \"sphere\"\ncenter = [-2, -2, 9]\nradius = 3.4\n").find("covers no site"), std::string::npos);
+  EXPECT_NE(obstacle("shape = \"sphere\"\ncenter = [-2, -2, 9]\nradius = 3.4\n").find("covers no site"),
+            std::string::npos);
   // A cylinder along z ignores z; one along x ignores x.
   EXPECT_EQ(obstacle("shape = \"cylinder\"\naxis = \"z\"\ncenter = [8, 6, 100]\nradius = 2\n"), "no error");
-  EXPECT_NE(obstacle("shape = \"cylinder\"\naxis = \"x\"\ncenter = [8, 6, 100]\nradius = 2\n").find("covers no site"),
+  EXPECT_NE(obstacle("shape = \"cylinder\"\naxis = \"x\"\ncenter = [8, 6, 100]\nradius = 2\n")
+                .find("covers no site"),
             std::string::npos);
   EXPECT_EQ(obstacle("shape = \"box\"\nlo = [15, 0, 0]\nhi = [40, 1, 1]\n"), "no error");
-  EXPECT_NE(obstacle("shape = \"box\"\nlo = [16, 0, 0]\nhi = [40, 1, 1]\n").find("the box covers no site"), std::string::npos);
-  EXPECT_NE(obstacle("shape = \"box\"\nlo = [0, -5, 0]\nhi = [4, 0, 8]\n").find("the box covers no site"), std::string::npos);
-  EXPECT_NE(obstacle("shape = \"sphere\"\ncenter = [8, 6, 4]\nradius = 0\n").find("geometry.obstacle[0].radius: must be > 0"), std::string::npos);
+  EXPECT_NE(obstacle("shape = \"box\"\nlo = [16, 0, 0]\nhi = [40, 1, 1]\n").find("the box covers no site"),
+            std::string::npos);
+  EXPECT_NE(obstacle("shape = \"box\"\nlo = [0, -5, 0]\nhi = [4, 0, 8]\n").find("the box covers no site"),
+            std::string::npos);
+  EXPECT_NE(obstacle("shape = \"sphere\"\ncenter = [8, 6, 4]\nradius = 0\n")
+                .find("geometry.obstacle[0].radius: must be > 0"),
+            std::string::npos);
 }
 
 TEST(LbConfig, MaskFileOfWrongSizeIsRefused) {
@@ -268,7 +280,8 @@ TEST(LbConfig, MaskFileOfWrongSizeIsRefused) {
     Solver s(c, MPI_COMM_WORLD);
     FAIL() << "a mask of the wrong size was accepted";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("has 191 bytes but the lattice 8x6x4 needs 192"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("has 191 bytes but the lattice 8x6x4 needs 192"), std::string::npos)
+        << e.what();
   }
   std::remove(path.c_str());
 }
@@ -347,7 +360,8 @@ TEST(LbPhysics, PoiseuilleExactWithTrtSecondOrderWithBgk) {
     c.force = {F, 0, 0};
     Solver s(c, MPI_COMM_WORLD);
     const double nu = cs2 * (tau - 0.5);
-    s.advance(static_cast<long>(20.0 * static_cast<double>(ny * ny) / (std::numbers::pi * std::numbers::pi * nu)));
+    s.advance(
+        static_cast<long>(20.0 * static_cast<double>(ny * ny) / (std::numbers::pi * std::numbers::pi * nu)));
     const double n = static_cast<double>(ny);
     return profile_error(s, F, [&](double y) { return F / (2 * nu) * (y + 0.5) * (n - 0.5 - y); });
   };
@@ -503,7 +517,9 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
           c.layout = (v >> 2) & 1 ? Layout::aos : Layout::soa;
           c.field_memory = memory;
           // The one combination the input check refuses for node memory.
-          if (memory == FieldMemory::node && c.kernel == Kernel::aa && c.halo == HaloMode::full && c.overlap != Overlap::none) continue;
+          if (memory == FieldMemory::node && c.kernel == Kernel::aa && c.halo == HaloMode::full &&
+              c.overlap != Overlap::none)
+            continue;
           omp_set_num_threads(threads);
           std::unique_ptr<Solver> s;
           try {
@@ -518,10 +534,11 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
           omp_set_num_threads(1);
           ++runs;
           bool same = true;
-          if (world_rank() == 0) same = f.size() == ref.size() && std::memcmp(f.data(), ref.data(), f.size() * 8) == 0;
-          ASSERT_TRUE(bcast_ok(same)) << set << " " << kernel << " " << strategy << " " << overlap << " " << to_string(c.halo)
-                                      << " " << to_string(c.layout) << " " << threads << " threads, " << size
-                                      << " ranks";
+          if (world_rank() == 0)
+            same = f.size() == ref.size() && std::memcmp(f.data(), ref.data(), f.size() * 8) == 0;
+          ASSERT_TRUE(bcast_ok(same))
+              << set << " " << kernel << " " << strategy << " " << overlap << " " << to_string(c.halo) << " "
+              << to_string(c.layout) << " " << threads << " threads, " << size << " ranks";
         }
   EXPECT_GT(runs, 0);
 }

@@ -16,7 +16,7 @@ TEST(Stats, SummaryOfFourSamples) {
   EXPECT_DOUBLE_EQ(s.median, 2.5);
   EXPECT_DOUBLE_EQ(s.min, 1.0);
   EXPECT_DOUBLE_EQ(s.max, 4.0);
-  EXPECT_NEAR(s.stddev, std::sqrt(1.25), 1e-15);        // (2.25+0.25+0.25+2.25)/4
+  EXPECT_NEAR(s.stddev, std::sqrt(1.25), 1e-15);  // (2.25+0.25+0.25+2.25)/4
   EXPECT_NEAR(s.sample_stddev, std::sqrt(5.0 / 3), 1e-15);
   const double half = 3.182 * std::sqrt(5.0 / 3) / 2.0;  // t(0.975, 3) s / sqrt(4)
   EXPECT_NEAR(s.ci95_low, 2.5 - half, 1e-12);

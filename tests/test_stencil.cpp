@@ -14,10 +14,10 @@
 
 #include <unistd.h>
 
-#include "world.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/io/npy.hpp"
 #include "haloex/stencil/diffusion.hpp"
+#include "world.hpp"
 
 namespace haloex::test {
 namespace {
@@ -103,7 +103,8 @@ void expect_bit_identical(const std::string& strategy, std::array<int, 2> procs,
       Diffusion<T> app(MPI_COMM_WORLD, cfg);
       ADD_FAILURE() << "red-black accepted an odd process grid";
     } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("red-black needs an even number of ranks"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("red-black needs an even number of ranks"), std::string::npos)
+          << e.what();
     }
     return;
   }
@@ -116,8 +117,8 @@ void expect_bit_identical(const std::string& strategy, std::array<int, 2> procs,
     for (size_t e = 0; e < got.size(); ++e)
       if (std::memcmp(&got[e], &want[e], sizeof(T)) != 0) {
         if (wrong < 3)
-          ADD_FAILURE() << strategy << " grid " << app.decomposition().describe() << ": element " << e << " is "
-                        << got[e] << ", serial has " << want[e];
+          ADD_FAILURE() << strategy << " grid " << app.decomposition().describe() << ": element " << e
+                        << " is " << got[e] << ", serial has " << want[e];
         ++wrong;
       }
   }
@@ -183,7 +184,8 @@ TEST(StencilKernel, OneStepIsTheThirteenPointBiharmonic) {
         for (int k = 0; k < nz; ++k) {
           const long x = dec.offset(0) + i, y = dec.offset(1) + j;
           const double near = u(x - 1, y, k) + u(x + 1, y, k) + u(x, y - 1, k) + u(x, y + 1, k);
-          const double diag = u(x - 1, y - 1, k) + u(x - 1, y + 1, k) + u(x + 1, y - 1, k) + u(x + 1, y + 1, k);
+          const double diag =
+              u(x - 1, y - 1, k) + u(x - 1, y + 1, k) + u(x + 1, y - 1, k) + u(x + 1, y + 1, k);
           const double far = u(x - 2, y, k) + u(x + 2, y, k) + u(x, y - 2, k) + u(x, y + 2, k);
           const double want = u(x, y, k) - (20 * u(x, y, k) - 8 * near + 2 * diag + far) / 32;
           worst = std::max(worst, std::abs(app.field()(i, j, 0, k) - want));
@@ -255,7 +257,8 @@ TEST(StencilSerialHalo, PlainCopiesFillThePeriodicImage) {
   stencil::fill_periodic_halo(f.data(), stencil::Columns::of(f.shape()));
   for (long i = -2; i < 9; ++i)
     for (long j = -2; j < 7; ++j)
-      for (int k = 0; k < 3; ++k) ASSERT_EQ(f(i, j, 0, k), value((i + 7) % 7, (j + 5) % 5, k)) << i << "," << j;
+      for (int k = 0; k < 3; ++k)
+        ASSERT_EQ(f(i, j, 0, k), value((i + 7) % 7, (j + 5) % 5, k)) << i << "," << j;
 }
 
 // Reads the data of a .npy file as doubles or floats widened to double.
@@ -294,8 +297,9 @@ TEST(Npy, WriterPutsEveryValueAtItsGlobalIndex) {
     Layout layout;
     bool single;
   };
-  for (const Case& c : {Case{2, {13, 10, 1}, 3, Layout::aos, false}, Case{3, {9, 7, 5}, 2, Layout::soa, false},
-                        Case{3, {8, 9, 10}, 1, Layout::aos, true}}) {
+  for (const Case& c :
+       {Case{2, {13, 10, 1}, 3, Layout::aos, false}, Case{3, {9, 7, 5}, 2, Layout::soa, false},
+        Case{3, {8, 9, 10}, 1, Layout::aos, true}}) {
     DecompositionSpec spec;
     spec.ndim = c.ndim;
     spec.global = c.global;
@@ -312,14 +316,16 @@ TEST(Npy, WriterPutsEveryValueAtItsGlobalIndex) {
         for (long j = 0; j < dec.local_size(1); ++j)
           for (long k = 0; k < dec.local_size(2); ++k)
             for (int q = 0; q < c.ncomp; ++q)
-              f(i, j, k, q) = static_cast<float>(value(dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k, q));
+              f(i, j, k, q) =
+                  static_cast<float>(value(dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k, q));
       write_npy(path, dec, f.view());
     } else {
       Field<double> f(dec, c.ncomp, 1, c.layout);
       for (long i = 0; i < dec.local_size(0); ++i)
         for (long j = 0; j < dec.local_size(1); ++j)
           for (long k = 0; k < dec.local_size(2); ++k)
-            for (int q = 0; q < c.ncomp; ++q) f(i, j, k, q) = value(dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k, q);
+            for (int q = 0; q < c.ncomp; ++q)
+              f(i, j, k, q) = value(dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k, q);
       write_npy(path, dec, f.view());
     }
     long wrong = 0;
@@ -352,7 +358,8 @@ TEST(Npy, HeaderIsWhatNumpyWrites) {
   };
   EXPECT_EQ(npy_header(ElementType::f64, {4, 3, 2}),
             numpy("{'descr': '<f8', 'fortran_order': False, 'shape': (4, 3, 2), }"));
-  EXPECT_EQ(npy_header(ElementType::f32, {5}), numpy("{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }"));
+  EXPECT_EQ(npy_header(ElementType::f32, {5}),
+            numpy("{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }"));
 }
 
 TEST(Npy, ReaderRefusesTruncatedAndForeignFiles) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "world.hpp"
 #include "haloex/core/threads.hpp"
+#include "world.hpp"
 
 namespace haloex::test {
 namespace {
@@ -106,7 +106,8 @@ TEST(NodeLoadCheck, WarningNamesNumbersAndRemedy) {
   EXPECT_NE(w.find("set OMP_NUM_THREADS=1"), std::string::npos) << w;
   EXPECT_NE(w.find("unset it"), std::string::npos) << w;
   EXPECT_EQ(w.find('\n'), std::string::npos) << "one line";
-  EXPECT_NE(oversubscription_warning(NodeLoad{4, 16, 8}, "n", 3).find("likewise on 3 other nodes"), std::string::npos);
+  EXPECT_NE(oversubscription_warning(NodeLoad{4, 16, 8}, "n", 3).find("likewise on 3 other nodes"),
+            std::string::npos);
 }
 
 TEST(PinRule, SharedMaskIsSlicedInRankOrder) {
@@ -130,7 +131,7 @@ TEST(PinRule, OwnMasksStartAtTheirFirstCpu) {
 
 TEST(PinRule, NothingWhenTheSliceDoesNotFit) {
   const CpuMask two = cpu_mask_of({0, 1});
-  EXPECT_TRUE(pin_cpus({two, two}, 2, 0).empty());           // 2 x 2 threads on 2 CPUs
+  EXPECT_TRUE(pin_cpus({two, two}, 2, 0).empty());  // 2 x 2 threads on 2 CPUs
   EXPECT_TRUE(pin_cpus({two, two}, 2, 1).empty());
   // 3 ranks on 2 CPUs: none pins, not even the two that would find a CPU.
   for (int r = 0; r < 3; ++r) EXPECT_TRUE(pin_cpus(std::vector<CpuMask>(3, two), 1, r).empty());
@@ -181,7 +182,8 @@ TEST(PinTeam, EachThreadOnItsOwnCpu) {
     sched_setaffinity(0, sizeof wide, &wide);
   }
   for (int t = 0; t < threads; ++t)
-    EXPECT_EQ(seen[static_cast<size_t>(t)], cpu_mask_of({cpus[static_cast<size_t>(t)]})) << "thread " << t << ": " << how;
+    EXPECT_EQ(seen[static_cast<size_t>(t)], cpu_mask_of({cpus[static_cast<size_t>(t)]}))
+        << "thread " << t << ": " << how;
   EXPECT_NE(how.find("CPU"), std::string::npos) << how;
 }
 

@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "rank %d: x- halo holds %g, want %g\n", dec.rank(), u(-1, 0, 0, 0), want);
       status = 1;
     } else if (dec.rank() == 0) {
-      std::printf("consumer: %s exchange on %s OK\n", std::string(halo->name()).c_str(), dec.describe().c_str());
+      std::printf("consumer: %s exchange on %s OK\n", std::string(halo->name()).c_str(),
+                  dec.describe().c_str());
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "consumer: %s\n", e.what());

@@ -31,7 +31,9 @@ Comm first_ranks(MPI_Comm comm, int p) {
   return sub;
 }
 
-double delay_benefit(double t0_s, double delta_s, double t_delta_s) { return (t0_s + delta_s - t_delta_s) / t_delta_s; }
+double delay_benefit(double t0_s, double delta_s, double t_delta_s) {
+  return (t0_s + delta_s - t_delta_s) / t_delta_s;
+}
 
 namespace {
 
@@ -58,8 +60,7 @@ bool synchronise(MPI_Comm comm, const GlobalClock& clock, const CollBenchOptions
   double start = comm_rank(comm) == 0 ? clock.global_now() + opt.window_s : 0.0;
   mpi_check(MPI_Bcast(&start, 1, MPI_DOUBLE, 0, comm), "MPI_Bcast");
   const bool late = clock.global_now() > start;
-  while (clock.global_now() < start) {
-  }
+  while (clock.global_now() < start) {}
   return late;
 }
 
@@ -80,8 +81,9 @@ CollBenchReport run_coll_bench(MPI_Comm comm, const CollBenchOptions& opt, std::
   }
   const int min_procs = *std::min_element(procs.begin(), procs.end());
   if (opt.delayed_rank < 0 || opt.delayed_rank >= min_procs)
-    throw InputError("--delayed-rank " + std::to_string(opt.delayed_rank) + " is not a rank of every communicator (" +
-                     std::to_string(min_procs) + " ranks is the smallest)");
+    throw InputError("--delayed-rank " + std::to_string(opt.delayed_rank) +
+                     " is not a rank of every communicator (" + std::to_string(min_procs) +
+                     " ranks is the smallest)");
 
   const GlobalClock clock = GlobalClock::measure(comm, opt.clock_exchanges);
   CollBenchReport report;
@@ -118,8 +120,8 @@ CollBenchReport run_coll_bench(MPI_Comm comm, const CollBenchOptions& opt, std::
               const double t_end = clock.local_now();
               std::string what;
               if (run.check(&what) > 0) throw Error("wrong result: " + what);
-              const auto all = gather(c, {clock.to_global(t_start), clock.to_global(t_end), t_end - t_start, waited,
-                                          late ? 1.0 : 0.0});
+              const auto all = gather(c, {clock.to_global(t_start), clock.to_global(t_end), t_end - t_start,
+                                          waited, late ? 1.0 : 0.0});
               if (rank != 0) continue;
               CollBenchResult& r = res[d];
               std::vector<double> starts, ends, locals;
@@ -169,15 +171,16 @@ CollBenchReport run_coll_bench(MPI_Comm comm, const CollBenchOptions& opt, std::
 std::string format_clock_table(const std::vector<SkewEstimate>& clock) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%6s %14s %14s %12s %14s %10s %12s %18s\n", "rank", "skew_s", "mean_skew_s",
-                "stddev_us", "min_rtt_us", "delta_ns", "bound_us", "drift_ppm");
+  std::snprintf(line, sizeof line, "%6s %14s %14s %12s %14s %10s %12s %18s\n", "rank", "skew_s",
+                "mean_skew_s", "stddev_us", "min_rtt_us", "delta_ns", "bound_us", "drift_ppm");
   s += line;
   for (const SkewEstimate& e : clock) {
     char drift[64] = "-";
-    if (e.drift_bound > 0) std::snprintf(drift, sizeof drift, "%+.3f +- %.3f", e.drift_s_per_s * 1e6, e.drift_bound * 1e6);
-    std::snprintf(line, sizeof line, "%6d %+14.6f %+14.6f %12.3f %14.3f %10.1f %12.3f %18s\n", e.rank, e.skew_s,
-                  e.mean_s, e.stddev_s * 1e6, e.min_round_trip_s * 1e6, e.timer_delay_s * 1e9, e.bound_s() * 1e6,
-                  drift);
+    if (e.drift_bound > 0)
+      std::snprintf(drift, sizeof drift, "%+.3f +- %.3f", e.drift_s_per_s * 1e6, e.drift_bound * 1e6);
+    std::snprintf(line, sizeof line, "%6d %+14.6f %+14.6f %12.3f %14.3f %10.1f %12.3f %18s\n", e.rank,
+                  e.skew_s, e.mean_s, e.stddev_s * 1e6, e.min_round_trip_s * 1e6, e.timer_delay_s * 1e9,
+                  e.bound_s() * 1e6, drift);
     s += line;
   }
   return s;
@@ -186,16 +189,16 @@ std::string format_clock_table(const std::vector<SkewEstimate>& clock) {
 std::string format_coll_table(const std::vector<CollBenchResult>& results) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%-16s %6s %9s %9s %11s %11s %10s %11s %11s %8s\n", "collective", "procs", "bytes",
-                "delay_us", "median_us", "mean_us", "std_us", "min_us", "t0_us", "b");
+  std::snprintf(line, sizeof line, "%-16s %6s %9s %9s %11s %11s %10s %11s %11s %8s\n", "collective", "procs",
+                "bytes", "delay_us", "median_us", "mean_us", "std_us", "min_us", "t0_us", "b");
   s += line;
   for (const CollBenchResult& r : results) {
     const Summary& m = r.summary;
     char b[32] = "-";
     if (r.delay_s > 0) std::snprintf(b, sizeof b, "%+8.3f", r.benefit);
     std::snprintf(line, sizeof line, "%-16s %6d %9zu %9.1f %11.2f %11.2f %10.2f %11.2f %11.2f %8s\n",
-                  r.mpi_name.c_str(), r.procs, r.bytes, r.delay_s * 1e6, m.median * 1e6, m.mean * 1e6, m.stddev * 1e6,
-                  m.min * 1e6, r.t0_median_s * 1e6, b);
+                  r.mpi_name.c_str(), r.procs, r.bytes, r.delay_s * 1e6, m.median * 1e6, m.mean * 1e6,
+                  m.stddev * 1e6, m.min * 1e6, r.t0_median_s * 1e6, b);
     s += line;
   }
   return s;
@@ -223,7 +226,8 @@ std::vector<nlohmann::json> clock_records(MPI_Comm comm, const std::vector<SkewE
   return out;
 }
 
-std::vector<nlohmann::json> coll_records(MPI_Comm comm, const CollBenchOptions& opt, const CollBenchReport& report) {
+std::vector<nlohmann::json> coll_records(MPI_Comm comm, const CollBenchOptions& opt,
+                                         const CollBenchReport& report) {
   std::vector<nlohmann::json> out = clock_records(comm, report.clock);
   const nlohmann::json meta = run_metadata(comm, "coll");
   for (const CollBenchResult& r : report.results) {

@@ -32,13 +32,16 @@ std::string CollectiveSpec::mpi_name() const {
   return names[nonblocking ? 1 : 0][static_cast<int>(kind)];
 }
 
-std::string CollectiveSpec::counterpart() const { return nonblocking ? name.substr(1) : std::string("i").append(name); }
+std::string CollectiveSpec::counterpart() const {
+  return nonblocking ? name.substr(1) : std::string("i").append(name);
+}
 
 const std::vector<CollectiveSpec>& collectives() {
   static const std::vector<CollectiveSpec> table = [] {
     std::vector<CollectiveSpec> t;
     for (bool nb : {false, true})
-      for (CollKind k : {CollKind::barrier, CollKind::bcast, CollKind::reduce, CollKind::allreduce, CollKind::alltoall})
+      for (CollKind k :
+           {CollKind::barrier, CollKind::bcast, CollKind::reduce, CollKind::allreduce, CollKind::alltoall})
         t.push_back({std::string(nb ? "i" : "").append(kind_name(k)), k, nb});
     return t;
   }();
@@ -55,7 +58,8 @@ std::vector<CollectiveSpec> find_collectives(const std::vector<std::string>& nam
   for (const std::string& n : names) {
     bool found = false;
     for (const CollectiveSpec& c : collectives()) {
-      if (n == c.name || n == "all" || (n == "blocking" && !c.nonblocking) || (n == "nonblocking" && c.nonblocking)) {
+      if (n == c.name || n == "all" || (n == "blocking" && !c.nonblocking) ||
+          (n == "nonblocking" && c.nonblocking)) {
         add(c);
         found = true;
       }
@@ -63,7 +67,8 @@ std::vector<CollectiveSpec> find_collectives(const std::vector<std::string>& nam
     if (!found) {
       std::string valid;
       for (const CollectiveSpec& c : collectives()) valid += (valid.empty() ? "" : ", ") + c.name;
-      throw InputError("unknown collective '" + n + "'. valid: " + valid + " (or all, blocking, nonblocking)");
+      throw InputError("unknown collective '" + n + "'. valid: " + valid +
+                       " (or all, blocking, nonblocking)");
     }
   }
   if (out.empty()) throw InputError("no collective given");
@@ -109,7 +114,9 @@ void CollectiveRun::start() {
     switch (spec_.kind) {
       case CollKind::barrier: mpi_check(MPI_Barrier(comm_), "MPI_Barrier"); break;
       case CollKind::bcast: mpi_check(MPI_Bcast(s, n, MPI_DOUBLE, 0, comm_), "MPI_Bcast"); break;
-      case CollKind::reduce: mpi_check(MPI_Reduce(s, r, n, MPI_DOUBLE, MPI_SUM, 0, comm_), "MPI_Reduce"); break;
+      case CollKind::reduce:
+        mpi_check(MPI_Reduce(s, r, n, MPI_DOUBLE, MPI_SUM, 0, comm_), "MPI_Reduce");
+        break;
       case CollKind::allreduce:
         mpi_check(MPI_Allreduce(s, r, n, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
         break;
@@ -122,7 +129,9 @@ void CollectiveRun::start() {
   switch (spec_.kind) {
     case CollKind::barrier: mpi_check(MPI_Ibarrier(comm_, q), "MPI_Ibarrier"); break;
     case CollKind::bcast: mpi_check(MPI_Ibcast(s, n, MPI_DOUBLE, 0, comm_, q), "MPI_Ibcast"); break;
-    case CollKind::reduce: mpi_check(MPI_Ireduce(s, r, n, MPI_DOUBLE, MPI_SUM, 0, comm_, q), "MPI_Ireduce"); break;
+    case CollKind::reduce:
+      mpi_check(MPI_Ireduce(s, r, n, MPI_DOUBLE, MPI_SUM, 0, comm_, q), "MPI_Ireduce");
+      break;
     case CollKind::allreduce:
       mpi_check(MPI_Iallreduce(s, r, n, MPI_DOUBLE, MPI_SUM, comm_, q), "MPI_Iallreduce");
       break;
@@ -149,8 +158,8 @@ long CollectiveRun::check(std::string* what) const {
     if (got[i] == want) return;
     if (wrong++ == 0 && what) {
       std::ostringstream os;
-      os << spec_.mpi_name() << " on " << size_ << " ranks, " << bytes() << " B: rank " << rank_ << " element " << i
-         << " is " << got[i] << ", expected " << want;
+      os << spec_.mpi_name() << " on " << size_ << " ranks, " << bytes() << " B: rank " << rank_
+         << " element " << i << " is " << got[i] << ", expected " << want;
       *what = os.str();
     }
   };

@@ -19,7 +19,8 @@ double timer_delay(const LocalClock& clock, int reads) {
 SkewEstimate estimate_skew(const std::vector<double>& t0, const std::vector<double>& t1,
                            const std::vector<double>& tr, double timer_delay_s) {
   const size_t n = t0.size();
-  if (n == 0 || t1.size() != n || tr.size() != n) throw Error("estimate_skew: need equally many t0, t1, tr (>= 1)");
+  if (n == 0 || t1.size() != n || tr.size() != n)
+    throw Error("estimate_skew: need equally many t0, t1, tr (>= 1)");
   SkewEstimate e;
   e.exchanges = static_cast<int>(n);
   e.timer_delay_s = timer_delay_s;

@@ -10,8 +10,8 @@
 #include "haloex/bench/busy_wait.hpp"
 #include "haloex/bench/memory_bound.hpp"
 #include "haloex/bench/record.hpp"
-#include "haloex/lb/velocity_set.hpp"
 #include "haloex/halo/strategy.hpp"
+#include "haloex/lb/velocity_set.hpp"
 
 namespace haloex {
 
@@ -41,13 +41,15 @@ std::array<long, max_dims> subdomain_extents(const std::string& shape, long L, i
   return e;
 }
 
-ComponentPredicate travels_for_plan(const std::string& plan, const std::string& velocity_set, int ncomp, int ndim) {
+ComponentPredicate travels_for_plan(const std::string& plan, const std::string& velocity_set, int ncomp,
+                                    int ndim) {
   if (plan == "full" || plan == "faces") return {};
   if (plan != "reduced") throw InputError("unknown halo plan '" + plan + "' (valid: full, faces, reduced)");
   const lb::VelocitySet vs = lb::velocity_set(velocity_set);
   if (vs.q != ncomp || vs.ndim != ndim)
-    throw InputError("the reduced plan of " + vs.name + " needs --ncomp " + std::to_string(vs.q) + " and --dims " +
-                     std::to_string(vs.ndim) + ", got " + std::to_string(ncomp) + " and " + std::to_string(ndim));
+    throw InputError("the reduced plan of " + vs.name + " needs --ncomp " + std::to_string(vs.q) +
+                     " and --dims " + std::to_string(vs.ndim) + ", got " + std::to_string(ncomp) + " and " +
+                     std::to_string(ndim));
   return crossing_components(vs.c);
 }
 
@@ -87,7 +89,6 @@ void fill(Field<T>& f) {
   T* p = f.data();
   for (size_t i = 0; i < f.size(); ++i) p[i] = static_cast<T>(i % 1000) * T(0.001);
 }
-
 
 // The slowest rank's time of `calls` calls of `body`, started together.
 template <class Body>
@@ -135,7 +136,8 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       fill(*ff);
       view = ff->view();
     }
-    Plan plan(dec, {FieldSpec{view.shape, travels, opt.field_memory}}, plan_options_for(opt.plan, opt.pack_threads));
+    Plan plan(dec, {FieldSpec{view.shape, travels, opt.field_memory}},
+              plan_options_for(opt.plan, opt.pack_threads));
 
     std::vector<Candidate> cands;
     for (const std::string& n : names) {
@@ -204,7 +206,8 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       HaloBenchResult res;
       res.strategy = cands[s].name;
       res.resolved = std::string(cands[s].strategy->resolved_name());
-      for (const CandidateTime& c : cands[s].strategy->candidates()) res.auto_times.emplace_back(c.strategy, c.median_s);
+      for (const CandidateTime& c : cands[s].strategy->candidates())
+        res.auto_times.emplace_back(c.strategy, c.median_s);
       res.size = L;
       for (int d = 0; d < opt.ndim; ++d) {
         res.global[d] = dec.global_size(d);
@@ -234,7 +237,8 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       results.push_back(std::move(res));
     }
     if (staged_median > 0)
-      for (size_t i = first; i < results.size(); ++i) results[i].ratio_to_staged = results[i].summary.median / staged_median;
+      for (size_t i = first; i < results.size(); ++i)
+        results[i].ratio_to_staged = results[i].summary.median / staged_median;
   }
   return results;
 }
@@ -247,17 +251,19 @@ std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<Hal
     if (r.size != current) {
       current = r.size;
       const std::string global = opt.global > 0 ? "global " + extents_text(r.global, opt.ndim) + ", " : "";
-      out << (out.tellp() > 0 ? "\n" : "") << "# " << global << "subdomain " << extents_text(r.local, opt.ndim) << " (" << opt.ncomp << " x " << to_string(opt.type)
-          << " " << to_string(opt.layout) << ", " << opt.plan << " plan, halo " << opt.halo << ", " << std::fixed
-          << std::setprecision(3) << r.halo_bytes / 1e6 << " MB halo per rank, " << opt.iterations << " calls x "
-          << opt.repeats << " repeats";
-      if (overlap) out << ", " << std::setprecision(1) << opt.work_s * 1e6 << " us work between begin and end";
+      out << (out.tellp() > 0 ? "\n" : "") << "# " << global << "subdomain "
+          << extents_text(r.local, opt.ndim) << " (" << opt.ncomp << " x " << to_string(opt.type) << " "
+          << to_string(opt.layout) << ", " << opt.plan << " plan, halo " << opt.halo << ", " << std::fixed
+          << std::setprecision(3) << r.halo_bytes / 1e6 << " MB halo per rank, " << opt.iterations
+          << " calls x " << opt.repeats << " repeats";
+      if (overlap)
+        out << ", " << std::setprecision(1) << opt.work_s * 1e6 << " us work between begin and end";
       out << ")\n";
-      out << std::left << std::setw(16) << "strategy" << std::right << std::setw(12) << "median_us" << std::setw(12)
-          << "mean_us" << std::setw(10) << "std_us" << std::setw(12) << "min_us" << std::setw(12) << "B_eff_GB/s"
-          << std::setw(14) << "Mupd/core/s" << std::setw(11) << "vs_staged" << std::setw(10) << "pack_us"
-          << std::setw(10) << "mpi_us" << std::setw(11) << "unpack_us" << std::setw(10) << "bound_us"
-          << std::setw(7) << "bound";
+      out << std::left << std::setw(16) << "strategy" << std::right << std::setw(12) << "median_us"
+          << std::setw(12) << "mean_us" << std::setw(10) << "std_us" << std::setw(12) << "min_us"
+          << std::setw(12) << "B_eff_GB/s" << std::setw(14) << "Mupd/core/s" << std::setw(11) << "vs_staged"
+          << std::setw(10) << "pack_us" << std::setw(10) << "mpi_us" << std::setw(11) << "unpack_us"
+          << std::setw(10) << "bound_us" << std::setw(7) << "bound";
       if (overlap) out << std::setw(15) << "overlap_med_us" << std::setw(9) << "hidden";
       out << "\n";
     }

@@ -37,7 +37,8 @@ std::vector<IoBenchResult> run_io_bench(MPI_Comm comm, const IoBenchOptions& opt
     const size_t first = out.size() - ios.size();
     for (int e = -opt.warmup; e < opt.episodes; ++e)
       for (size_t k = 0; k < ios.size(); ++k) {
-        const std::string stem = (fs::path(opt.dir) / ("bench-" + std::to_string(L) + "-" + std::to_string(k))).string();
+        const std::string stem =
+            (fs::path(opt.dir) / ("bench-" + std::to_string(L) + "-" + std::to_string(k))).string();
         const IoEvent ev = ios[k]->write(stem, e);
         IoBenchResult& r = out[first + k];
         if (e >= 0) {
@@ -56,7 +57,8 @@ std::vector<IoBenchResult> run_io_bench(MPI_Comm comm, const IoBenchOptions& opt
       out[k].bandwidth = summarize(out[k].bandwidth_Bps);
       if (opt.progress && rank == 0)
         log << "# L=" << L << " io_grid " << extents_text(out[k].grid, 3) << ": median "
-            << out[k].bandwidth.median / 1e9 << " GB/s\n" << std::flush;
+            << out[k].bandwidth.median / 1e9 << " GB/s\n"
+            << std::flush;
     }
   }
   if (rank == 0) {
@@ -69,18 +71,21 @@ std::vector<IoBenchResult> run_io_bench(MPI_Comm comm, const IoBenchOptions& opt
 std::string format_io_table(const IoBenchOptions& opt, int ranks, const std::vector<IoBenchResult>& results) {
   std::ostringstream out;
   out << "# " << to_string(opt.format) << " output of " << opt.ncomp << " float64 per site, " << ranks
-      << " ranks, " << opt.episodes << " episodes (+" << opt.warmup << " warm-up) per row, each synced to storage "
+      << " ranks, " << opt.episodes << " episodes (+" << opt.warmup
+      << " warm-up) per row, each synced to storage "
       << "and renamed; directory " << opt.dir << "\n";
-  out << std::right << std::setw(6) << "L" << std::setw(8) << "procs" << std::setw(9) << "io_grid" << std::setw(7)
-      << "files" << std::setw(11) << "MB/event" << std::setw(11) << "median_ms" << std::setw(13) << "median_GB/s"
-      << std::setw(10) << "min_GB/s" << std::setw(10) << "max_GB/s" << "\n";
+  out << std::right << std::setw(6) << "L" << std::setw(8) << "procs" << std::setw(9) << "io_grid"
+      << std::setw(7) << "files" << std::setw(11) << "MB/event" << std::setw(11) << "median_ms"
+      << std::setw(13) << "median_GB/s" << std::setw(10) << "min_GB/s" << std::setw(10) << "max_GB/s"
+      << "\n";
   for (const IoBenchResult& r : results) {
     const Summary t = summarize(r.time_s);
     out << std::setw(6) << r.size << std::setw(8) << extents_text(r.procs, 3) << std::setw(9)
         << extents_text(r.grid, 3) << std::setw(7) << r.grid[0] * r.grid[1] * r.grid[2] << std::fixed
         << std::setprecision(2) << std::setw(11) << static_cast<double>(r.bytes) / 1e6 << std::setw(11)
-        << t.median * 1e3 << std::setprecision(3) << std::setw(13) << r.bandwidth.median / 1e9 << std::setw(10)
-        << r.bandwidth.min / 1e9 << std::setw(10) << r.bandwidth.max / 1e9 << std::defaultfloat << "\n";
+        << t.median * 1e3 << std::setprecision(3) << std::setw(13) << r.bandwidth.median / 1e9
+        << std::setw(10) << r.bandwidth.min / 1e9 << std::setw(10) << r.bandwidth.max / 1e9
+        << std::defaultfloat << "\n";
   }
   return out.str();
 }

@@ -112,8 +112,9 @@ LbGeometry geometry_of(const lb::LbConfig& c) {
 
 std::string config_name(const lb::LbConfig& c) {
   using lb::to_string;
-  return to_string(c.kernel) + "/" + haloex::to_string(c.layout) + "/" + c.strategy + "/" + to_string(c.overlap) +
-         "/" + to_string(c.collision) + "/" + to_string(c.schedule) + "/" + haloex::to_string(geometry_of(c));
+  return to_string(c.kernel) + "/" + haloex::to_string(c.layout) + "/" + c.strategy + "/" +
+         to_string(c.overlap) + "/" + to_string(c.collision) + "/" + to_string(c.schedule) + "/" +
+         haloex::to_string(geometry_of(c));
 }
 
 }  // namespace
@@ -149,7 +150,8 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
       omp_set_num_threads(threads);
       // Pinned before the solvers touch their memory first.
       const std::string pinned = pin_team(choice, threads);
-      if (rank == 0 && opt.progress) log << "# threads=" << threads << " pinned: " << pinned << "\n" << std::flush;
+      if (rank == 0 && opt.progress)
+        log << "# threads=" << threads << " pinned: " << pinned << "\n" << std::flush;
       std::vector<std::unique_ptr<lb::Solver>> solvers;
       for (const lb::LbConfig& c : configs) {
         solvers.push_back(std::make_unique<lb::Solver>(c, comm));
@@ -162,7 +164,8 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
       const long llc = last_level_cache_bytes();
       if (rank == 0 && llc > 0 && node_state <= 2.0 * static_cast<double>(llc))
         log << "# note: L=" << L << ": the lattice state on this node (" << node_state / 1048576.0
-            << " MiB) is within twice the " << llc / 1048576 << " MiB last-level cache: a cache figure, not a memory one\n"
+            << " MiB) is within twice the " << llc / 1048576
+            << " MiB last-level cache: a cache figure, not a memory one\n"
             << std::flush;
       // At least the LB state and at least 2 GiB over all ranks, so that the
       // sweep measures memory rather than a large last-level cache.
@@ -182,7 +185,9 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
       }
       std::vector<LbBenchResult> res(configs.size());
       for (int r = 0; r < opt.repeats; ++r) {
-        if (talk) log << "# L=" << L << " threads=" << threads << ": sample " << r + 1 << "/" << opt.repeats << "\n" << std::flush;
+        if (talk)
+          log << "# L=" << L << " threads=" << threads << ": sample " << r + 1 << "/" << opt.repeats << "\n"
+              << std::flush;
         sres[0].samples.push_back(stream.measure(comm, 5, 1));
         sres[1].samples.push_back(stream.measure(comm, 5, vs.q));
         for (size_t k = 0; k < configs.size(); ++k) {
@@ -230,21 +235,22 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
 std::string format_lb_table(const std::vector<LbBenchResult>& results) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%6s %7s  %-44s %10s %10s %9s %8s %8s %8s %12s %9s\n", "L", "threads", "config", "MLUPS",
-                "mean", "std", "roofline", "fraction", "q-frac", "halo ms/step", "ratio");
+  std::snprintf(line, sizeof line, "%6s %7s  %-44s %10s %10s %9s %8s %8s %8s %12s %9s\n", "L", "threads",
+                "config", "MLUPS", "mean", "std", "roofline", "fraction", "q-frac", "halo ms/step", "ratio");
   s += line;
   for (const LbBenchResult& r : results) {
     if (is_sweep(r.config)) {
-      std::snprintf(line, sizeof line, "%6ld %7d  %-44s %10.2f GB/s in-place RMW (median) %s; %.1f MLUPS at %.0f B/update\n",
+      std::snprintf(line, sizeof line,
+                    "%6ld %7d  %-44s %10.2f GB/s in-place RMW (median) %s; %.1f MLUPS at %.0f B/update\n",
                     r.size, r.threads, r.config.c_str(), r.summary.median / 1e9,
-                    r.config == "stream" ? "of 1 array: roofline" : "over q arrays: q-roofline", r.roofline_mlups,
-                    r.bytes_per_update);
+                    r.config == "stream" ? "of 1 array: roofline" : "over q arrays: q-roofline",
+                    r.roofline_mlups, r.bytes_per_update);
       s += line;
       continue;
     }
-    std::snprintf(line, sizeof line, "%6ld %7d  %-44s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %9.3f\n", r.size,
-                  r.threads, r.config.c_str(), r.summary.median, r.summary.mean, r.summary.stddev, r.roofline_mlups,
-                  r.fraction, r.fraction_q, r.halo_median_s * 1e3, r.ratio_to_first);
+    std::snprintf(line, sizeof line, "%6ld %7d  %-44s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %9.3f\n",
+                  r.size, r.threads, r.config.c_str(), r.summary.median, r.summary.mean, r.summary.stddev,
+                  r.roofline_mlups, r.fraction, r.fraction_q, r.halo_median_s * 1e3, r.ratio_to_first);
     s += line;
   }
   return s;

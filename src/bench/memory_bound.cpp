@@ -7,7 +7,8 @@
 
 namespace haloex {
 
-CopySweep::CopySweep(size_t n) : n_(static_cast<long>(n)), a_(allocate_aligned<double>(n)), c_(allocate_aligned<double>(n)) {
+CopySweep::CopySweep(size_t n)
+    : n_(static_cast<long>(n)), a_(allocate_aligned<double>(n)), c_(allocate_aligned<double>(n)) {
   double *a = a_.get(), *c = c_.get();
   const long nn = n_;
 #pragma omp parallel for schedule(static)

@@ -30,7 +30,8 @@ void parse_monitor_config(const std::string& config, std::string& mode, long& ev
                      "': write blocking/N or nonblocking/N with N >= 1 (reduce every N steps)");
 }
 
-std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBenchOptions& opt, std::ostream& log) {
+std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBenchOptions& opt,
+                                                  std::ostream& log) {
   if (opt.steps < 1 || opt.repeats < 1 || opt.warmup < 0)
     throw InputError("--steps and --repeats must be at least 1, --warmup at least 0");
   // "off" always runs first: T_mon and the ratios are measured against it.
@@ -61,7 +62,8 @@ std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBe
   const double sites = static_cast<double>(solvers.front()->fluid_sites());
   const double steps = opt.steps;
   for (int s = 0; s < opt.repeats; ++s) {
-    if (opt.progress && rank == 0) log << "[bench monitor] sample " << s + 1 << "/" << opt.repeats << "\n" << std::flush;
+    if (opt.progress && rank == 0)
+      log << "[bench monitor] sample " << s + 1 << "/" << opt.repeats << "\n" << std::flush;
     for (size_t k = 0; k < configs.size(); ++k) {
       lb::Solver& solver = *solvers[k];
       solver.reset_timers();
@@ -97,13 +99,13 @@ std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBe
 std::string format_monitor_table(const std::vector<MonitorBenchResult>& results) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%-16s %6s %11s %11s %11s %11s %11s %10s %8s\n", "config", "reduc", "T_sim_ms",
-                "T_LB_ms", "T_halo_ms", "T_wait_ms", "T_mon_ms", "MSUPS", "ratio");
+  std::snprintf(line, sizeof line, "%-16s %6s %11s %11s %11s %11s %11s %10s %8s\n", "config", "reduc",
+                "T_sim_ms", "T_LB_ms", "T_halo_ms", "T_wait_ms", "T_mon_ms", "MSUPS", "ratio");
   s += line;
   for (const MonitorBenchResult& r : results) {
-    std::snprintf(line, sizeof line, "%-16s %6ld %11.4f %11.4f %11.4f %11.4f %+11.4f %10.2f %8.3f\n", r.config.c_str(),
-                  r.reductions, r.sim.median * 1e3, r.lb.median * 1e3, r.halo.median * 1e3, r.wait.median * 1e3,
-                  r.mon.median * 1e3, r.rate.median / 1e6, r.ratio_to_off);
+    std::snprintf(line, sizeof line, "%-16s %6ld %11.4f %11.4f %11.4f %11.4f %+11.4f %10.2f %8.3f\n",
+                  r.config.c_str(), r.reductions, r.sim.median * 1e3, r.lb.median * 1e3, r.halo.median * 1e3,
+                  r.wait.median * 1e3, r.mon.median * 1e3, r.rate.median / 1e6, r.ratio_to_off);
     s += line;
   }
   return s;

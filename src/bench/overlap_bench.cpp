@@ -76,7 +76,8 @@ std::vector<std::vector<double>> gather_rows(MPI_Comm comm, const std::vector<do
   std::vector<double> all(comm_rank(comm) == 0 ? static_cast<size_t>(size) * n : 0);
   mpi_check(MPI_Gather(mine.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, comm), "MPI_Gather");
   std::vector<std::vector<double>> rows;
-  for (int r = 0; r < size && !all.empty(); ++r) rows.emplace_back(all.begin() + r * n, all.begin() + (r + 1) * n);
+  for (int r = 0; r < size && !all.empty(); ++r)
+    rows.emplace_back(all.begin() + r * n, all.begin() + (r + 1) * n);
   return rows;
 }
 
@@ -95,8 +96,8 @@ std::vector<OverlapResult> run_overlap_bench(MPI_Comm comm, const OverlapOptions
   const std::vector<CollectiveSpec> specs = find_collectives(opt.collectives);
   for (const CollectiveSpec& s : specs)
     if (!s.nonblocking)
-      throw InputError("bench overlap measures non-blocking collectives; '" + s.name + "' is blocking (try '" +
-                       s.counterpart() + "')");
+      throw InputError("bench overlap measures non-blocking collectives; '" + s.name +
+                       "' is blocking (try '" + s.counterpart() + "')");
   // A lone rank has nothing to overlap: by default communicators start at 2.
   std::vector<int> procs = comm_sizes(world, opt.procs);
   if (opt.procs.empty() && world > 1) procs.erase(procs.begin());
@@ -189,8 +190,9 @@ std::vector<OverlapResult> run_overlap_bench(MPI_Comm comm, const OverlapOptions
 std::string format_overlap_table(const std::vector<OverlapResult>& results) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%-16s %6s %9s %6s %9s %11s %11s %11s %8s %8s %8s\n", "collective", "procs",
-                "bytes", "iters", "products", "T_coll_us", "T_comp_us", "T_ovl_us", "beta", "OSU_%", "IMB_%");
+  std::snprintf(line, sizeof line, "%-16s %6s %9s %6s %9s %11s %11s %11s %8s %8s %8s\n", "collective",
+                "procs", "bytes", "iters", "products", "T_coll_us", "T_comp_us", "T_ovl_us", "beta", "OSU_%",
+                "IMB_%");
   s += line;
   for (const OverlapResult& r : results) {
     std::snprintf(line, sizeof line, "%-16s %6d %9zu %6d %9ld %11.2f %11.2f %11.2f %+8.3f %8.1f %8.1f\n",

@@ -72,7 +72,8 @@ std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOption
   const int rank = comm_rank(comm);
   std::vector<PackBenchResult> results;
   for (long L : opt.sizes) {
-    if (L < 2 * opt.halo) throw InputError("subdomain size " + std::to_string(L) + " is thinner than two halos");
+    if (L < 2 * opt.halo)
+      throw InputError("subdomain size " + std::to_string(L) + " is thinner than two halos");
     for (Layout layout : opt.layouts) {
       // This rank's own periodic lattice: every neighbour is itself, so the
       // plan holds a message and a local copy for every box, and no MPI.
@@ -81,7 +82,8 @@ std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOption
       for (int d = 0; d < opt.ndim; ++d) spec.global[d] = L;
       Decomposition dec(MPI_COMM_SELF, spec);
       const FieldShape shape = FieldShape::make(dec, opt.type, opt.ncomp, opt.halo, layout);
-      auto storage = allocate_aligned<std::byte>(static_cast<size_t>(shape.elements()) * element_size(opt.type));
+      auto storage =
+          allocate_aligned<std::byte>(static_cast<size_t>(shape.elements()) * element_size(opt.type));
       for (size_t i = 0; i < static_cast<size_t>(shape.elements()) * element_size(opt.type); ++i)
         storage[i] = static_cast<std::byte>(i * 7);
       const FieldView view{shape, storage.get()};
@@ -103,8 +105,9 @@ std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOption
         std::memset(a.data(), 1, send.bytes);
         const PackJob pj{&send, buf.data()}, uj{&recv, buf.data()};
         const bool team = packs_on_team(opt.pack_threads, send.bytes);
-        const long calls = opt.iterations > 0 ? opt.iterations
-                                              : std::max<long>(10, static_cast<long>(8e6 / static_cast<double>(send.bytes)));
+        const long calls = opt.iterations > 0
+                               ? opt.iterations
+                               : std::max<long>(10, static_cast<long>(8e6 / static_cast<double>(send.bytes)));
         auto do_pack = [&] { pack({&pj, 1}, fields, opt.pack_threads); };
         auto do_unpack = [&] { unpack({&uj, 1}, fields, opt.pack_threads); };
         auto do_local = [&] { copy_local(*link, fields, opt.pack_threads); };
@@ -140,7 +143,8 @@ std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOption
         r.unpack_lines_ratio = lines * r.unpack_ratio_to_copy;
         r.local_lines_ratio = lines * r.local_ratio_to_copy;
         if (opt.progress && rank == 0)
-          log << "[bench pack] L=" << L << " " << to_string(layout) << " " << r.box << " done\n" << std::flush;
+          log << "[bench pack] L=" << L << " " << to_string(layout) << " " << r.box << " done\n"
+              << std::flush;
         if (rank == 0) results.push_back(std::move(r));
       }
     }
@@ -150,23 +154,26 @@ std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOption
 
 std::string format_pack_table(const PackBenchOptions& opt, const std::vector<PackBenchResult>& results) {
   std::ostringstream out;
-  out << "# " << opt.ncomp << " x " << to_string(opt.type) << " per site, " << opt.plan << " plan, halo " << opt.halo
-      << ", pack threads " << to_string(opt.pack_threads) << " (" << omp_get_max_threads()
+  out << "# " << opt.ncomp << " x " << to_string(opt.type) << " per site, " << opt.plan << " plan, halo "
+      << opt.halo << ", pack threads " << to_string(opt.pack_threads) << " (" << omp_get_max_threads()
       << " threads); times per call (median), ratio = plain copy of the same bytes / time;\n"
-      << "# lines = the lowest of the three ratios against a plain copy of the touched lines (touched / bytes x copy)\n";
+      << "# lines = the lowest of the three ratios against a plain copy of the touched lines (touched / "
+         "bytes x copy)\n";
   out << std::left << std::setw(6) << "L" << std::setw(8) << "layout" << std::setw(9) << "box" << std::setw(8)
       << "kind" << std::setw(12) << "kernel" << std::right << std::setw(11) << "bytes" << std::setw(11)
       << "touched" << std::setw(11) << "copy_us" << std::setw(11) << "pack_us" << std::setw(11) << "unpack_us"
       << std::setw(11) << "local_us" << std::setw(11) << "pack_GB/s" << std::setw(8) << "pack" << std::setw(8)
-      << "unpack" << std::setw(8) << "local" << std::setw(8) << "lines" << "\n";
+      << "unpack" << std::setw(8) << "local" << std::setw(8) << "lines"
+      << "\n";
   for (const PackBenchResult& r : results) {
     out << std::left << std::setw(6) << r.size << std::setw(8) << to_string(r.layout) << std::setw(9) << r.box
         << std::setw(8) << r.kind << std::setw(12) << r.kernels << std::right << std::setw(11)
         << static_cast<long>(r.bytes) << std::setw(11) << static_cast<long>(r.touched_bytes) << std::fixed
-        << std::setprecision(2) << std::setw(11) << r.copy.median * 1e6 << std::setw(11) << r.pack.median * 1e6
-        << std::setw(11) << r.unpack.median * 1e6 << std::setw(11) << r.local.median * 1e6 << std::setw(11)
-        << r.bytes / r.pack.median / 1e9 << std::setw(8) << r.pack_ratio_to_copy << std::setw(8)
-        << r.unpack_ratio_to_copy << std::setw(8) << r.local_ratio_to_copy << std::setw(8)
+        << std::setprecision(2) << std::setw(11) << r.copy.median * 1e6 << std::setw(11)
+        << r.pack.median * 1e6 << std::setw(11) << r.unpack.median * 1e6 << std::setw(11)
+        << r.local.median * 1e6 << std::setw(11) << r.bytes / r.pack.median / 1e9 << std::setw(8)
+        << r.pack_ratio_to_copy << std::setw(8) << r.unpack_ratio_to_copy << std::setw(8)
+        << r.local_ratio_to_copy << std::setw(8)
         << std::min({r.pack_lines_ratio, r.unpack_lines_ratio, r.local_lines_ratio}) << "\n";
   }
   return out.str();

@@ -43,7 +43,8 @@ size_t parse_bytes(const std::string& item, const std::string& text) {
 std::vector<size_t> parse_message_sizes(const std::string& text) {
   std::vector<size_t> out;
   if (const auto colon = text.find(':'); colon != std::string::npos) {
-    const size_t lo = parse_bytes(text.substr(0, colon), text), hi = parse_bytes(text.substr(colon + 1), text);
+    const size_t lo = parse_bytes(text.substr(0, colon), text),
+                 hi = parse_bytes(text.substr(colon + 1), text);
     if (hi < lo) throw InputError("-m/--sizes: '" + text + "' has MAX below MIN");
     out.push_back(lo);
     for (size_t b = lo == 0 ? 1 : lo * 2; b <= hi; b *= 2) out.push_back(b);
@@ -113,13 +114,14 @@ std::string format_pingpong_table(const std::vector<PingPongResult>& results) {
   std::ostringstream out;
   out << std::right << std::setw(12) << "bytes" << std::setw(8) << "trips" << std::setw(14) << "median_us"
       << std::setw(12) << "mean_us" << std::setw(10) << "std_us" << std::setw(12) << "min_us" << std::setw(14)
-      << "MB/s" << "\n";
+      << "MB/s"
+      << "\n";
   for (const PingPongResult& r : results) {
     const Summary& s = r.summary;
     out << std::setw(12) << r.bytes << std::setw(8) << r.round_trips << std::fixed << std::setprecision(3)
         << std::setw(14) << s.median * 1e6 << std::setw(12) << s.mean * 1e6 << std::setw(10) << s.stddev * 1e6
-        << std::setw(12) << s.min * 1e6 << std::setw(14) << std::setprecision(2) << r.bandwidth_bytes_per_s / 1e6
-        << "\n";
+        << std::setw(12) << s.min * 1e6 << std::setw(14) << std::setprecision(2)
+        << r.bandwidth_bytes_per_s / 1e6 << "\n";
   }
   return out.str();
 }

@@ -49,18 +49,17 @@ nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark) {
 }
 
 nlohmann::json build_facts() {
-  return nlohmann::json{{"haloex_version", build::version},  {"git_commit", build::git_commit},
-                        {"build_type", build::build_type},    {"compiler", build::compiler},
-                        {"cxx_flags", build::cxx_flags},      {"openmp_version", build::openmp_version},
-                        {"hdf5", hdf5_available()},           {"mpi_library", mpi_library_version()}};
+  return nlohmann::json{{"haloex_version", build::version}, {"git_commit", build::git_commit},
+                        {"build_type", build::build_type},  {"compiler", build::compiler},
+                        {"cxx_flags", build::cxx_flags},    {"openmp_version", build::openmp_version},
+                        {"hdf5", hdf5_available()},         {"mpi_library", mpi_library_version()}};
 }
 
 std::string version_text() {
   const nlohmann::json b = build_facts();
   auto s = [&](const char* k) { return b[k].get<std::string>(); };
   return "haloex " + s("haloex_version") + " (git " + s("git_commit") + ")\n" +
-         "compiler:    " + s("compiler") + "\n" +
-         "MPI library: " + s("mpi_library") + "\n" +
+         "compiler:    " + s("compiler") + "\n" + "MPI library: " + s("mpi_library") + "\n" +
          "build:       " + s("build_type") + ", OpenMP " + s("openmp_version") + ", parallel HDF5 " +
          (b["hdf5"].get<bool>() ? "on" : "off") + "\n" +
          "C++ flags:  " + s("cxx_flags");  // (the flags start with a space)

@@ -18,7 +18,8 @@ namespace haloex {
 
 namespace {
 
-using AnyDiffusion = std::variant<std::unique_ptr<stencil::Diffusion<double>>, std::unique_ptr<stencil::Diffusion<float>>>;
+using AnyDiffusion =
+    std::variant<std::unique_ptr<stencil::Diffusion<double>>, std::unique_ptr<stencil::Diffusion<float>>>;
 
 struct Candidate {
   std::string name;
@@ -110,7 +111,8 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
             }
           },
           c.app);
-      mpi_check(MPI_Allreduce(MPI_IN_PLACE, t, 6, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");  // serial: rank 0's
+      mpi_check(MPI_Allreduce(MPI_IN_PLACE, t, 6, MPI_DOUBLE, MPI_MAX, comm),
+                "MPI_Allreduce");  // serial: rank 0's
       if (!record) return;
       c.result.total_s.push_back(t[0]);
       c.result.halo_s.push_back(t[1]);
@@ -124,8 +126,8 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
       for (int w = 0; w < opt.warmup; ++w) run_once(c, false);
     for (int r = 0; r < opt.repeats; ++r) {
       if (rank == 0 && opt.progress)
-        log << "[bench stencil] " << opt.nx << "x" << opt.ny << "x" << nz << ": repeat " << r + 1 << "/" << opt.repeats
-            << "\n"
+        log << "[bench stencil] " << opt.nx << "x" << opt.ny << "x" << nz << ": repeat " << r + 1 << "/"
+            << opt.repeats << "\n"
             << std::flush;
       bw.copy_bytes_per_s.push_back(copy.measure(comm, 3));
       for (Candidate& c : cands) run_once(c, true);
@@ -161,7 +163,8 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
       x.total = summarize(x.total_s);
       x.halo = summarize(x.halo_s);
       x.work = summarize(x.work_s);
-      if (!x.pack_s.empty()) x.pack = summarize(x.pack_s), x.mpi = summarize(x.mpi_s), x.unpack = summarize(x.unpack_s);
+      if (!x.pack_s.empty())
+        x.pack = summarize(x.pack_s), x.mpi = summarize(x.mpi_s), x.unpack = summarize(x.unpack_s);
       x.updates_per_s = values * static_cast<double>(opt.iterations) / x.work.median;
       x.roofline_updates_per_s = bw.summary.median / bytes;
       if (!is_serial || ranks == 1) x.roofline_fraction = x.updates_per_s / x.roofline_updates_per_s;
@@ -183,10 +186,11 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
 std::string format_stencil_table(const StencilBenchOptions& opt, int ranks, const StencilBenchReport& r) {
   std::string s;
   char line[320];
-  std::snprintf(line, sizeof line,
-                "# %ld iterations per sample, %d samples, strategies interleaved; times of one run, slowest rank\n"
-                "# roofline: STREAM copy bandwidth of all %d ranks measured in the same run / %d bytes per update\n",
-                opt.iterations, opt.repeats, ranks, static_cast<int>(2 * element_size(opt.type)));
+  std::snprintf(
+      line, sizeof line,
+      "# %ld iterations per sample, %d samples, strategies interleaved; times of one run, slowest rank\n"
+      "# roofline: STREAM copy bandwidth of all %d ranks measured in the same run / %d bytes per update\n",
+      opt.iterations, opt.repeats, ranks, static_cast<int>(2 * element_size(opt.type)));
   s += line;
   long nz = -1;
   for (const StencilBenchResult& x : r.results) {
@@ -197,13 +201,14 @@ std::string format_stencil_table(const StencilBenchOptions& opt, int ranks, cons
         if (y.nz == nz && y.strategy != "serial") grid = y.procs;
       for (const StencilBandwidth& b : r.bandwidth)
         if (b.nz == nz) {
-          std::snprintf(line, sizeof line, "\n%ldx%ldx%ld on %dx%d ranks; copy bandwidth %.2f GB/s (median)\n", opt.nx,
-                        opt.ny, nz, grid[0], grid[1], b.summary.median / 1e9);
+          std::snprintf(line, sizeof line,
+                        "\n%ldx%ldx%ld on %dx%d ranks; copy bandwidth %.2f GB/s (median)\n", opt.nx, opt.ny,
+                        nz, grid[0], grid[1], b.summary.median / 1e9);
           s += line;
         }
       std::snprintf(line, sizeof line, "%-20s %10s %10s %10s %7s %9s %10s %9s %10s %9s %9s %9s\n", "strategy",
-                    "total_ms", "halo_ms", "work_ms", "halo_%", "halo/stg", "work_MLUPS", "roofline", "speedup",
-                    "pack_us", "mpi_us", "unpack_us");
+                    "total_ms", "halo_ms", "work_ms", "halo_%", "halo/stg", "work_MLUPS", "roofline",
+                    "speedup", "pack_us", "mpi_us", "unpack_us");
       s += line;
     }
     auto opt_num = [](double v, const char* fmt) {
@@ -218,8 +223,8 @@ std::string format_stencil_table(const StencilBenchOptions& opt, int ranks, cons
     auto us = [&](const std::vector<double>& v, const Summary& m) {
       return v.empty() ? std::string("-") : opt_num(m.median * 1e6 + 1e-9, "%.2f");
     };
-    std::snprintf(line, sizeof line, "%-20s %10.3f %10.3f %10.3f %7.1f %9s %10.1f %9s %10s %9s %9s %9s\n", label.c_str(),
-                  x.total.median * 1e3, x.halo.median * 1e3, x.work.median * 1e3,
+    std::snprintf(line, sizeof line, "%-20s %10.3f %10.3f %10.3f %7.1f %9s %10.1f %9s %10s %9s %9s %9s\n",
+                  label.c_str(), x.total.median * 1e3, x.halo.median * 1e3, x.work.median * 1e3,
                   100.0 * x.halo.median / x.total.median, opt_num(x.halo_ratio_to_staged, "%.3f").c_str(),
                   x.updates_per_s / 1e6, opt_num(x.roofline_fraction, "%.2f").c_str(),
                   opt_num(x.speedup_vs_serial, "%.2f").c_str(), us(x.pack_s, x.pack).c_str(),
@@ -239,7 +244,8 @@ std::vector<nlohmann::json> stencil_bench_records(MPI_Comm comm, const StencilBe
     j["nx"] = opt.nx;
     j["ny"] = opt.ny;
     j["nz"] = x.nz;
-    j["lattice_sites"] = static_cast<double>(opt.nx) * static_cast<double>(opt.ny) * static_cast<double>(x.nz);
+    j["lattice_sites"] =
+        static_cast<double>(opt.nx) * static_cast<double>(opt.ny) * static_cast<double>(x.nz);
     j["precision"] = to_string(opt.type);
     j["iterations_per_sample"] = opt.iterations;
     j["process_grid"] = {x.procs[0], x.procs[1]};
@@ -262,7 +268,8 @@ std::vector<nlohmann::json> stencil_bench_records(MPI_Comm comm, const StencilBe
       if (b.nz == x.nz) put_samples(j, "copy_bandwidth_bytes_per_s", b.copy_bytes_per_s);
     j["roofline_updates_per_s"] = x.roofline_updates_per_s;
     j["roofline_fraction"] = x.roofline_fraction > 0 ? nlohmann::json(x.roofline_fraction) : nlohmann::json();
-    j["halo_ratio_to_staged"] = x.halo_ratio_to_staged > 0 ? nlohmann::json(x.halo_ratio_to_staged) : nlohmann::json();
+    j["halo_ratio_to_staged"] =
+        x.halo_ratio_to_staged > 0 ? nlohmann::json(x.halo_ratio_to_staged) : nlohmann::json();
     j["speedup_vs_serial"] = x.speedup_vs_serial > 0 ? nlohmann::json(x.speedup_vs_serial) : nlohmann::json();
     out.push_back(std::move(j));
   }

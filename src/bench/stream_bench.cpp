@@ -21,7 +21,8 @@ double stream_bytes_per_element(const std::string& kernel) {
 
 std::vector<StreamResult> run_stream_bench(MPI_Comm comm, const StreamOptions& opt, std::ostream& log) {
   if (opt.elements < 1024) throw InputError("--elements must be at least 1024");
-  if (opt.iterations < 1 || opt.repeats < 1) throw InputError("--iterations and --repeats must be at least 1");
+  if (opt.iterations < 1 || opt.repeats < 1)
+    throw InputError("--iterations and --repeats must be at least 1");
   const long n = static_cast<long>(opt.elements);
   // Huge-page aligned like the LB arrays, first touched by the threads that
   // sweep them (static schedule both times).
@@ -50,15 +51,16 @@ std::vector<StreamResult> run_stream_bench(MPI_Comm comm, const StreamOptions& o
     for (int i = 0; i < opt.warmup; ++i) sweep(k);
   std::vector<std::vector<double>> samples(kernels.size());
   for (int r = 0; r < opt.repeats; ++r) {
-    if (opt.progress && rank == 0) log << "[bench stream] repeat " << r + 1 << "/" << opt.repeats << "\n" << std::flush;
+    if (opt.progress && rank == 0)
+      log << "[bench stream] repeat " << r + 1 << "/" << opt.repeats << "\n" << std::flush;
     for (size_t k = 0; k < kernels.size(); ++k) {
       mpi_check(MPI_Barrier(comm), "MPI_Barrier");
       const double t0 = MPI_Wtime();
       for (int i = 0; i < opt.iterations; ++i) sweep(kernels[k]);
       double t = MPI_Wtime() - t0, tmax = 0;
       mpi_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm), "MPI_Reduce");
-      samples[k].push_back(stream_bytes_per_element(kernels[k]) * static_cast<double>(n) * opt.iterations * ranks /
-                           tmax);
+      samples[k].push_back(stream_bytes_per_element(kernels[k]) * static_cast<double>(n) * opt.iterations *
+                           ranks / tmax);
     }
   }
   // Keep the results observable so the sweeps cannot be optimised away.
@@ -71,14 +73,16 @@ std::vector<StreamResult> run_stream_bench(MPI_Comm comm, const StreamOptions& o
   return out;
 }
 
-std::string format_stream_table(const StreamOptions& opt, int ranks, const std::vector<StreamResult>& results) {
+std::string format_stream_table(const StreamOptions& opt, int ranks,
+                                const std::vector<StreamResult>& results) {
   std::ostringstream out;
   out << "# " << ranks << " ranks x " << omp_get_max_threads() << " threads, " << opt.elements
       << " doubles per array and rank (" << std::fixed << std::setprecision(1)
       << static_cast<double>(opt.elements) * 8 / (1 << 20) << " MiB), " << opt.iterations << " sweeps x "
       << opt.repeats << " repeats; bytes counted as STREAM does (no write-allocate)\n";
-  out << std::left << std::setw(8) << "kernel" << std::right << std::setw(14) << "median_GB/s" << std::setw(12)
-      << "mean_GB/s" << std::setw(10) << "std" << std::setw(12) << "max_GB/s" << "\n";
+  out << std::left << std::setw(8) << "kernel" << std::right << std::setw(14) << "median_GB/s"
+      << std::setw(12) << "mean_GB/s" << std::setw(10) << "std" << std::setw(12) << "max_GB/s"
+      << "\n";
   for (const StreamResult& r : results) {
     const Summary& s = r.summary;
     out << std::left << std::setw(8) << r.kernel << std::right << std::setprecision(2) << std::setw(14)

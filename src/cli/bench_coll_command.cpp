@@ -73,7 +73,8 @@ void add_bench_clock(CLI::App& bench, Runner& run) {
       std::vector<SkewEstimate> est = GlobalClock::measure(MPI_COMM_WORLD, a->exchanges).estimates();
       if (a->drift_after > 0) {
         if (!a->quiet && comm_rank(MPI_COMM_WORLD) == 0)
-          std::cerr << "[bench clock] first estimate done; the second follows in " << a->drift_after << " s\n";
+          std::cerr << "[bench clock] first estimate done; the second follows in " << a->drift_after
+                    << " s\n";
         std::this_thread::sleep_for(std::chrono::duration<double>(a->drift_after));
         const GlobalClock later = GlobalClock::measure(MPI_COMM_WORLD, a->exchanges);
         if (comm_rank(MPI_COMM_WORLD) == 0) measure_drift(est, later.estimates());
@@ -102,14 +103,17 @@ void add_bench_coll(CLI::App& bench, Runner& run) {
       "after the synchronisation before it enters; the table then gives t_delta, t0 and the delay\n"
       "benefit b = (t0 + delta - t_delta) / t_delta (b > 0: the collective hid part of the delay).\n"
       "Every result is checked against independently computed values; a wrong one stops the run.");
-  cmd->add_option("-c,--collectives", a->collectives,
-                  "barrier, bcast, reduce, allreduce, alltoall, their i-forms (ibarrier, ...), or all, blocking,\n"
-                  "nonblocking")
+  cmd->add_option(
+         "-c,--collectives", a->collectives,
+         "barrier, bcast, reduce, allreduce, alltoall, their i-forms (ibarrier, ...), or all, blocking,\n"
+         "nonblocking")
       ->capture_default_str();
-  cmd->add_option("-m,--sizes", a->sizes, "Message bytes per rank (alltoall: per destination): MIN:MAX or a list")
+  cmd->add_option("-m,--sizes", a->sizes,
+                  "Message bytes per rank (alltoall: per destination): MIN:MAX or a list")
       ->capture_default_str();
   cmd->add_option("--procs", a->procs, "Communicator sizes (default: powers of two and all ranks)");
-  cmd->add_option("-d,--delays", a->delays, "Delays in microseconds (0 is always measured)")->capture_default_str();
+  cmd->add_option("-d,--delays", a->delays, "Delays in microseconds (0 is always measured)")
+      ->capture_default_str();
   cmd->add_option("--delayed-rank", a->opt.delayed_rank, "The rank that enters late")->capture_default_str();
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed runs per configuration")
       ->check(CLI::Range(0, 10000000))
@@ -128,7 +132,8 @@ void add_bench_coll(CLI::App& bench, Runner& run) {
   cmd->add_option("--clock-exchanges", a->opt.clock_exchanges, "Ping-pongs per rank for the clock skew")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  add_json_and_quiet(*cmd, a->json, a->quiet, "Write results (clock and collectives) as JSON lines to this file");
+  add_json_and_quiet(*cmd, a->json, a->quiet,
+                     "Write results (clock and collectives) as JSON lines to this file");
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
       CollBenchOptions o = a->opt;
@@ -140,9 +145,9 @@ void add_bench_coll(CLI::App& bench, Runner& run) {
       o.progress = !a->quiet;
       const CollBenchReport r = run_coll_bench(MPI_COMM_WORLD, o, std::cerr);
       print_results("# haloex bench coll: global time (latest end - earliest start), median of " +
-                        std::to_string(o.runs) + " runs, delayed rank " + std::to_string(o.delayed_rank) + ", sync " +
-                        o.sync + "\n# clock skew against rank 0:\n" + format_clock_table(r.clock) +
-                        format_coll_table(r.results),
+                        std::to_string(o.runs) + " runs, delayed rank " + std::to_string(o.delayed_rank) +
+                        ", sync " + o.sync + "\n# clock skew against rank 0:\n" +
+                        format_clock_table(r.clock) + format_coll_table(r.results),
                     coll_records(MPI_COMM_WORLD, o, r), a->json);
       return 0;
     };
@@ -165,18 +170,22 @@ void add_bench_overlap(CLI::App& bench, Runner& run) {
       "(T_coll + T_comp - T_overlap) / T_overlap and, from the same times, OSU's overlap % =\n"
       "100 max(0, 1 - (T_overlap - T_comp)/T_coll) and IMB's = 100 max(0, min(1, (T_coll + T_comp -\n"
       "T_overlap) / min(T_coll, T_comp))).");
-  cmd->add_option("-c,--collectives", a->collectives, "Non-blocking collectives (ibarrier, ibcast, ireduce, ...)")
+  cmd->add_option("-c,--collectives", a->collectives,
+                  "Non-blocking collectives (ibarrier, ibcast, ireduce, ...)")
       ->capture_default_str();
-  cmd->add_option("-m,--sizes", a->sizes, "Message bytes per rank (ialltoall: per destination): MIN:MAX or a list")
+  cmd->add_option("-m,--sizes", a->sizes,
+                  "Message bytes per rank (ialltoall: per destination): MIN:MAX or a list")
       ->capture_default_str();
   cmd->add_option("--procs", a->procs, "Communicator sizes (default: powers of two from 2, and all ranks)");
-  cmd->add_option("-i,--iterations", a->opt.iterations, "Iterations (0: 100 below 8 kB, 10 from 8 kB, as the paper)")
+  cmd->add_option("-i,--iterations", a->opt.iterations,
+                  "Iterations (0: 100 below 8 kB, 10 from 8 kB, as the paper)")
       ->check(CLI::Range(0, 10000000))
       ->capture_default_str();
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed runs per configuration")
       ->check(CLI::Range(0, 10000000))
       ->capture_default_str();
-  cmd->add_option("--test-calls", a->opt.test_calls, "MPI_Test calls spread over the computation (drive progress)")
+  cmd->add_option("--test-calls", a->opt.test_calls,
+                  "MPI_Test calls spread over the computation (drive progress)")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
   add_json_and_quiet(*cmd, a->json, a->quiet);
@@ -188,8 +197,9 @@ void add_bench_overlap(CLI::App& bench, Runner& run) {
       o.procs = parse_procs(a->procs);
       o.progress = !a->quiet;
       const auto results = run_overlap_bench(MPI_COMM_WORLD, o, std::cerr);
-      print_results("# haloex bench overlap: means over iterations and ranks, " + std::to_string(o.test_calls) +
-                        " MPI_Test calls during the computation\n" + format_overlap_table(results),
+      print_results("# haloex bench overlap: means over iterations and ranks, " +
+                        std::to_string(o.test_calls) + " MPI_Test calls during the computation\n" +
+                        format_overlap_table(results),
                     overlap_records(MPI_COMM_WORLD, o, results), a->json);
       return 0;
     };

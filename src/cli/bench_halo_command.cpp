@@ -62,7 +62,8 @@ HaloBenchOptions to_options(const Args& a) {
   o.procs = per_dim<int>(a.procs, a.dims, "--procs");
   const auto per = per_dim<long>(a.periodic, a.dims, "--periodic");
   for (int d = 0; d < a.dims; ++d) {
-    if (per[d] != 0 && per[d] != 1) throw InputError("--periodic entries must be 0 or 1, got '" + a.periodic + "'");
+    if (per[d] != 0 && per[d] != 1)
+      throw InputError("--periodic entries must be 0 or 1, got '" + a.periodic + "'");
     o.periodic[d] = per[d] == 1;
   }
   o.ncomp = a.ncomp;
@@ -89,8 +90,9 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
       "per core per second, the ratio to 'staged' and where the time went (pack, MPI, unpack), and\n"
       "write every raw sample as JSON lines (-o).\n"
       "With --work-us, also time begin + busy work + end: the share of the exchange hidden.");
-  cmd->add_option("-m,-L,--sizes", a->sizes,
-                  "Subdomain edge L per rank: a list and/or ranges first:last:step (e.g. 16:88:8 or 16,32,64)")
+  cmd->add_option(
+         "-m,-L,--sizes", a->sizes,
+         "Subdomain edge L per rank: a list and/or ranges first:last:step (e.g. 16:88:8 or 16,32,64)")
       ->capture_default_str();
   cmd->add_option("--shape", a->shape, "Subdomain shape: cubic (L^d) or noncubic (L x 1.5L x 2L, L even)")
       ->check(CLI::IsMember({"cubic", "noncubic"}))
@@ -99,11 +101,13 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
                   "Strong scaling: a fixed N^d global lattice split over the ranks (--sizes is then unused)")
       ->check(CLI::Range(1L, 1L << 40));
   add_plan_options(*cmd, a->plan, a->pack_threads);
-  cmd->add_option("--velocity-set", a->velocity_set, "Velocity set of the reduced plan (--ncomp must be its q)")
+  cmd->add_option("--velocity-set", a->velocity_set,
+                  "Velocity set of the reduced plan (--ncomp must be its q)")
       ->capture_default_str();
-  cmd->add_option("--field-memory", a->field_memory,
-                  "Where the field lives: heap (private; 'shm' packs through a shared window) or node (a window\n"
-                  "shared with the node's ranks, so 'shm' copies halos straight from the neighbour's field)")
+  cmd->add_option(
+         "--field-memory", a->field_memory,
+         "Where the field lives: heap (private; 'shm' packs through a shared window) or node (a window\n"
+         "shared with the node's ranks, so 'shm' copies halos straight from the neighbour's field)")
       ->check(CLI::IsMember({"node", "heap"}))
       ->capture_default_str();
   cmd->add_option("--work-us", a->work_us, "Busy work between begin() and end(), microseconds (0: none)")
@@ -120,7 +124,9 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
       ->capture_default_str();
   cmd->add_option("-s,--strategies", a->strategies,
                   "Comma-separated strategies (default: every one that can run on this grid)");
-  cmd->add_option("--dims", a->dims, "Lattice dimensions")->check(CLI::IsMember({2, 3}))->capture_default_str();
+  cmd->add_option("--dims", a->dims, "Lattice dimensions")
+      ->check(CLI::IsMember({2, 3}))
+      ->capture_default_str();
   cmd->add_option("--procs", a->procs, "Process grid, 0 = let MPI_Dims_create choose")->capture_default_str();
   cmd->add_option("--periodic", a->periodic, "Periodicity per dimension (1 or 0)")->capture_default_str();
   cmd->add_option("--ncomp", a->ncomp, "Values per site")->check(CLI::Range(1, 4096))->capture_default_str();
@@ -128,7 +134,9 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
   cmd->add_option("--dtype", a->dtype, "Element type")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
-  cmd->add_option("--layout", a->layout, "Component layout")->check(CLI::IsMember({"aos", "soa"}))->capture_default_str();
+  cmd->add_option("--layout", a->layout, "Component layout")
+      ->check(CLI::IsMember({"aos", "soa"}))
+      ->capture_default_str();
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
@@ -138,9 +146,9 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
       const auto results = run_halo_bench(MPI_COMM_WORLD, opt, std::cerr);
       const auto records = halo_bench_records(MPI_COMM_WORLD, opt, results);
       print_results("# haloex bench halo: " + std::to_string(size) + " ranks, " + std::to_string(opt.ndim) +
-                        "-D, fields in " + to_string(opt.field_memory) + " memory, per-call times of one exchange" +
-                        (opt.global > 0 ? " (strong scaling)" : "") + "\n" +
-                        format_halo_table(opt, results),
+                        "-D, fields in " + to_string(opt.field_memory) +
+                        " memory, per-call times of one exchange" +
+                        (opt.global > 0 ? " (strong scaling)" : "") + "\n" + format_halo_table(opt, results),
                     records, a->json);
       return 0;
     };

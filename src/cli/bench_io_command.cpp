@@ -19,16 +19,26 @@ void add_bench_io(CLI::App& bench, Runner& run) {
       "Output bandwidth of the io layer: an L^3 lattice of --ncomp doubles per site written as one\n"
       "file or one per I/O-grid block, synced and renamed, -i times per size and grid (grids\n"
       "interleaved). Run at several rank counts for the ARCHER2 paper's Table 1.");
-  cmd->add_option("-m,-L,--sizes", a->sizes, "Lattice sizes L (L^3 sites), list or range first:last:step")->capture_default_str();
-  cmd->add_option("--ncomp", a->opt.ncomp, "Doubles per site (5: the paper's order parameter; 19: D3Q19 state)")
+  cmd->add_option("-m,-L,--sizes", a->sizes, "Lattice sizes L (L^3 sites), list or range first:last:step")
+      ->capture_default_str();
+  cmd->add_option("--ncomp", a->opt.ncomp,
+                  "Doubles per site (5: the paper's order parameter; 19: D3Q19 state)")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  cmd->add_option("--format", a->format, "binary, ascii or hdf5")->check(CLI::IsMember({"binary", "ascii", "hdf5"}))->capture_default_str();
-  cmd->add_option("--io-grid", a->grids, "I/O grids to compare, e.g. 1x1x1,2x1x1 (each must divide the process grid)")
+  cmd->add_option("--format", a->format, "binary, ascii or hdf5")
+      ->check(CLI::IsMember({"binary", "ascii", "hdf5"}))
       ->capture_default_str();
-  cmd->add_option("-i,--iterations", a->opt.episodes, "Output episodes per size and grid")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed episodes first")->check(CLI::Range(0, 1000))->capture_default_str();
-  cmd->add_option("--dir", a->opt.dir, "Directory written to (each episode's files are deleted after it)")->capture_default_str();
+  cmd->add_option("--io-grid", a->grids,
+                  "I/O grids to compare, e.g. 1x1x1,2x1x1 (each must divide the process grid)")
+      ->capture_default_str();
+  cmd->add_option("-i,--iterations", a->opt.episodes, "Output episodes per size and grid")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed episodes first")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--dir", a->opt.dir, "Directory written to (each episode's files are deleted after it)")
+      ->capture_default_str();
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
@@ -44,8 +54,8 @@ void add_bench_io(CLI::App& bench, Runner& run) {
       int size = 0;
       MPI_Comm_size(MPI_COMM_WORLD, &size);
       const auto results = run_io_bench(MPI_COMM_WORLD, o, std::cerr);
-      print_results("# haloex bench io\n" + format_io_table(o, size, results), io_records(MPI_COMM_WORLD, o, results),
-                    a->json);
+      print_results("# haloex bench io\n" + format_io_table(o, size, results),
+                    io_records(MPI_COMM_WORLD, o, results), a->json);
       return 0;
     };
   });

@@ -50,29 +50,39 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       "interleaved with two in-place read-modify-write sweeps that measure the memory bandwidth in the\n"
       "same run: over one array (the roofline, bandwidth / (2 x q x 8 bytes) per update: 'fraction')\n"
       "and over q arrays, a cache line of each in turn as an SoA kernel reads them ('q-frac').");
-  cmd->add_option("-m,-L,--sizes", a->sizes, "Global lattice edge L, comma-separated (e.g. 64,128)")->capture_default_str();
+  cmd->add_option("-m,-L,--sizes", a->sizes, "Global lattice edge L, comma-separated (e.g. 64,128)")
+      ->capture_default_str();
   cmd->add_option("--velocity-set", a->velocity_set, "D2Q9, D3Q15, D3Q19 or D3Q27")->capture_default_str();
-  cmd->add_option("-k,--kernels", a->kernels, "Kernels: aa (in place), pull (two grids)")->capture_default_str();
+  cmd->add_option("-k,--kernels", a->kernels, "Kernels: aa (in place), pull (two grids)")
+      ->capture_default_str();
   cmd->add_option("--layouts", a->layouts, "Layouts: soa, aos")->capture_default_str();
   cmd->add_option("-s,--strategies", a->strategies, "Halo strategies")->capture_default_str();
   cmd->add_option("--overlap", a->overlaps, "Overlap modes: none, interior, map")->capture_default_str();
   cmd->add_option("--collision", a->collisions,
                   "Collision operators: bgk, trt (the peer kernels of RRZE lbm-benchmark-kernels time TRT)")
       ->capture_default_str();
-  cmd->add_option("--schedule", a->schedules,
-                  "How threads share a sweep: worksharing (omp for), taskloop (omp taskloop, one task per thread)")
+  cmd->add_option(
+         "--schedule", a->schedules,
+         "How threads share a sweep: worksharing (omp for), taskloop (omp taskloop, one task per thread)")
       ->capture_default_str();
   cmd->add_option("--geometry", a->geometries,
                   "Lattices: box (all fluid, periodic), channel (periodic in x, walls on the other faces)")
       ->capture_default_str();
-  cmd->add_option("-t,--threads", a->threads,
-                  "OpenMP thread counts to run, e.g. 1,2 (default: OMP_NUM_THREADS, or each rank's share of its CPUs)");
+  cmd->add_option(
+      "-t,--threads", a->threads,
+      "OpenMP thread counts to run, e.g. 1,2 (default: OMP_NUM_THREADS, or each rank's share of its CPUs)");
   cmd->add_option("--monitor", a->monitor, "Monitoring during the timed steps: off, nonblocking, blocking")
       ->check(CLI::IsMember({"off", "nonblocking", "blocking"}))
       ->capture_default_str();
-  cmd->add_option("-i,--steps,--iterations", a->steps, "Steps per sample")->check(CLI::Range(1, 100000000))->capture_default_str();
-  cmd->add_option("-r,--repeats", a->repeats, "Samples per configuration")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("-x,--warmup", a->warmup, "Untimed steps per configuration")->check(CLI::Range(0, 100000000))->capture_default_str();
+  cmd->add_option("-i,--steps,--iterations", a->steps, "Steps per sample")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  cmd->add_option("-r,--repeats", a->repeats, "Samples per configuration")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("-x,--warmup", a->warmup, "Untimed steps per configuration")
+      ->check(CLI::Range(0, 100000000))
+      ->capture_default_str();
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice& threads) {
@@ -80,8 +90,10 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       o.sizes = parse_long_list(a->sizes, "--sizes");
       o.velocity_set = a->velocity_set;
       o.kernels = parse_list(a->kernels, "--kernels", lb::parse_choice<lb::Kernel>);
-      o.layouts = parse_list(a->layouts, "--layouts", [](const std::string& w, const std::string&) { return parse_layout(w); });
-      o.strategies = parse_list(a->strategies, "--strategies", [](const std::string& w, const std::string&) { return w; });
+      o.layouts = parse_list(a->layouts, "--layouts",
+                             [](const std::string& w, const std::string&) { return parse_layout(w); });
+      o.strategies = parse_list(a->strategies, "--strategies",
+                                [](const std::string& w, const std::string&) { return w; });
       o.overlaps = parse_list(a->overlaps, "--overlap", lb::parse_choice<lb::Overlap>);
       o.collisions = parse_list(a->collisions, "--collision", lb::parse_choice<lb::Collision>);
       o.schedules = parse_list(a->schedules, "--schedule", lb::parse_choice<lb::Schedule>);
@@ -99,10 +111,11 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       MPI_Comm_size(MPI_COMM_WORLD, &size);
       const auto results = run_lb_bench(MPI_COMM_WORLD, o, threads, std::cerr);
       const auto records = lb_bench_records(MPI_COMM_WORLD, o, results);
-      print_results("# haloex bench lb: " + o.velocity_set + ", " + std::to_string(size) + " ranks, median of " +
-                        std::to_string(o.repeats) + " samples of " + std::to_string(o.steps) +
-                        " steps; MLUPS over fluid sites; ratio to the first config\n" + format_lb_table(results),
-                    records, a->json);
+      print_results(
+          "# haloex bench lb: " + o.velocity_set + ", " + std::to_string(size) + " ranks, median of " +
+              std::to_string(o.repeats) + " samples of " + std::to_string(o.steps) +
+              " steps; MLUPS over fluid sites; ratio to the first config\n" + format_lb_table(results),
+          records, a->json);
       return 0;
     };
   });

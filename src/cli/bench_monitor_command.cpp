@@ -39,7 +39,9 @@ void add_bench_monitor(CLI::App& bench, Runner& run) {
       ->capture_default_str();
   cmd->add_option("--configs", a->configs, "off, blocking, nonblocking, blocking/N, nonblocking/N")
       ->capture_default_str();
-  cmd->add_option("-i,--steps,--iterations", a->opt.steps, "Steps per sample")->check(CLI::Range(1, 100000000))->capture_default_str();
+  cmd->add_option("-i,--steps,--iterations", a->opt.steps, "Steps per sample")
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
   cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per configuration")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

@@ -22,15 +22,21 @@ void add_bench_pack(CLI::App& bench, Runner& run) {
       "64-byte lines a pack reads: a strided box moves whole lines for single values.");
   cmd->add_option("-m,-L,--sizes", a->sizes, "Subdomain edge L: a list and/or ranges first:last:step")
       ->capture_default_str();
-  cmd->add_option("--dims", a->opt.ndim, "Lattice dimensions")->check(CLI::IsMember({2, 3}))->capture_default_str();
-  cmd->add_option("--ncomp", a->opt.ncomp, "Values per site")->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_option("--dims", a->opt.ndim, "Lattice dimensions")
+      ->check(CLI::IsMember({2, 3}))
+      ->capture_default_str();
+  cmd->add_option("--ncomp", a->opt.ncomp, "Values per site")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
   cmd->add_option("--halo", a->opt.halo, "Halo width")->check(CLI::Range(1, 64))->capture_default_str();
   cmd->add_option("--dtype", a->dtype, "Element type")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
-  cmd->add_option("--layout", a->layouts, "Component layouts, comma-separated (aos, soa)")->capture_default_str();
+  cmd->add_option("--layout", a->layouts, "Component layouts, comma-separated (aos, soa)")
+      ->capture_default_str();
   add_plan_options(*cmd, a->plan, a->pack_threads);
-  cmd->add_option("--velocity-set", a->opt.velocity_set, "Velocity set of the reduced plan (--ncomp must be its q)")
+  cmd->add_option("--velocity-set", a->opt.velocity_set,
+                  "Velocity set of the reduced plan (--ncomp must be its q)")
       ->capture_default_str();
   cmd->add_option("-i,--iterations", a->opt.iterations, "Calls per sample (0: enough to move about 8 MB)")
       ->check(CLI::Range(0L, 1000000000L))

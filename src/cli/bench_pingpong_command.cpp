@@ -23,7 +23,8 @@ void add_bench_pingpong(CLI::App& bench, Runner& run) {
   cmd->add_option("-i,--iterations", a->opt.iterations, "Round trips per sample below --large-bytes")
       ->check(CLI::Range(1, 100000000))
       ->capture_default_str();
-  cmd->add_option("--iterations-large", a->opt.iterations_large, "Round trips per sample from --large-bytes up")
+  cmd->add_option("--iterations-large", a->opt.iterations_large,
+                  "Round trips per sample from --large-bytes up")
       ->check(CLI::Range(1, 100000000))
       ->capture_default_str();
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed round trips below --large-bytes")
@@ -33,7 +34,9 @@ void add_bench_pingpong(CLI::App& bench, Runner& run) {
       ->check(CLI::Range(0, 100000000))
       ->capture_default_str();
   cmd->add_option("--large-bytes", a->opt.large_bytes, "Where large messages start")->capture_default_str();
-  cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per size")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per size")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {

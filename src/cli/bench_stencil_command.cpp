@@ -47,9 +47,11 @@ void add_bench_stencil(CLI::App& bench, Runner& run) {
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed runs per strategy before timing")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  cmd->add_option("-s,--strategies", a->strategies,
-                  "Comma-separated strategies, 'serial' included (default: serial and every strategy that can run)");
-  cmd->add_option("--procs", a->procs, "Process grid x,y; 0 = let MPI_Dims_create choose")->capture_default_str();
+  cmd->add_option(
+      "-s,--strategies", a->strategies,
+      "Comma-separated strategies, 'serial' included (default: serial and every strategy that can run)");
+  cmd->add_option("--procs", a->procs, "Process grid x,y; 0 = let MPI_Dims_create choose")
+      ->capture_default_str();
   cmd->add_option("--precision", a->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
@@ -65,8 +67,9 @@ void add_bench_stencil(CLI::App& bench, Runner& run) {
       const int ranks = comm_size(MPI_COMM_WORLD);
       const StencilBenchReport r = run_stencil_bench(MPI_COMM_WORLD, opt, std::cerr);
       const auto records = stencil_bench_records(MPI_COMM_WORLD, opt, r);
-      print_results("# haloex bench stencil: " + std::to_string(ranks) + " ranks, " + std::to_string(opt.nx) + "x" +
-                        std::to_string(opt.ny) + " sites, " + a->precision + "\n" + format_stencil_table(opt, ranks, r),
+      print_results("# haloex bench stencil: " + std::to_string(ranks) + " ranks, " + std::to_string(opt.nx) +
+                        "x" + std::to_string(opt.ny) + " sites, " + a->precision + "\n" +
+                        format_stencil_table(opt, ranks, r),
                     records, a->json);
       return 0;
     };

@@ -17,12 +17,19 @@ void add_bench_stream(CLI::App& bench, Runner& run) {
       "stream",
       "STREAM copy (c = a) and triad (a = b + s c) on every rank and OpenMP thread at once: the\n"
       "machine's memory bandwidth, summed over ranks, bytes counted as STREAM does.");
-  cmd->add_option("-n,--elements", a->opt.elements, "Doubles per array and rank (use >= 4x the last-level cache)")
+  cmd->add_option("-n,--elements", a->opt.elements,
+                  "Doubles per array and rank (use >= 4x the last-level cache)")
       ->check(CLI::Range(size_t(1024), size_t(1) << 34))
       ->capture_default_str();
-  cmd->add_option("-i,--iterations", a->opt.iterations, "Sweeps per sample")->check(CLI::Range(1, 1000000))->capture_default_str();
-  cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per kernel")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed sweeps per kernel")->check(CLI::Range(0, 1000000))->capture_default_str();
+  cmd->add_option("-i,--iterations", a->opt.iterations, "Sweeps per sample")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per kernel")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed sweeps per kernel")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "haloex/bench/record.hpp"
+#include "haloex/core/paths.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/grid/decomposition.hpp"
-#include "haloex/core/paths.hpp"
 
 namespace haloex::cli {
 

@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "haloex/io/field_io.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/build_info.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/halo/strategy.hpp"
+#include "haloex/io/field_io.hpp"
 
 namespace haloex::cli {
 
@@ -55,10 +55,12 @@ void add_info(CLI::App& app, Runner& run) {
       std::cout << "haloex " << build::version << " (git " << build::git_commit << ")\n"
                 << "MPI library:    " << mpi_library_version() << "\n"
                 << "MPI standard:   " << j["mpi_standard"].get<std::string>() << "\n"
-                << "Thread level:   requested MPI_THREAD_FUNNELED, provided " << thread_level_name(provided) << "\n"
+                << "Thread level:   requested MPI_THREAD_FUNNELED, provided " << thread_level_name(provided)
+                << "\n"
                 << "Ranks:          " << size << ", OpenMP threads per rank: " << omp_get_max_threads()
                 << " (OpenMP " << build::openmp_version << ")\n"
-                << "Thread count:   from " << (threads.source == "affinity" ? "the affinity masks" : threads.source)
+                << "Thread count:   from "
+                << (threads.source == "affinity" ? "the affinity masks" : threads.source)
                 << " (rank 0 may use " << threads.cpus << " CPUs, shared by " << threads.ranks_sharing
                 << (threads.ranks_sharing == 1 ? " rank)\n" : " ranks)\n")
                 << "Build:          " << build::build_type << ", " << build::compiler << "\n"
@@ -66,8 +68,8 @@ void add_info(CLI::App& app, Runner& run) {
                 << "Host:           " << j["host"].get<std::string>() << "\n"
                 << "Strategies:    ";
       for (const auto& s : strategies()) std::cout << " " << s.name;
-      std::cout << "\nOutput formats: binary ascii" << (hdf5_available() ? " hdf5 (parallel HDF5)" : " (hdf5: not built in)")
-                << std::endl;
+      std::cout << "\nOutput formats: binary ascii"
+                << (hdf5_available() ? " hdf5 (parallel HDF5)" : " (hdf5: not built in)") << std::endl;
       return 0;
     };
   });

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -41,7 +41,8 @@ std::string triple(const std::array<double, 3>& v, int n) {
 
 // The case as read: the file, its --set overrides and -o.
 lb::LbConfig read_input(const Args& a) {
-  if (a.case_file.empty()) throw InputError("lb: give a case file, e.g. haloex lb examples/periodic_box.toml");
+  if (a.case_file.empty())
+    throw InputError("lb: give a case file, e.g. haloex lb examples/periodic_box.toml");
   lb::LbConfig cfg = lb::read_lb_config(a.case_file, a.sets);
   if (!a.summary.empty()) cfg.summary = a.summary;
   return cfg;
@@ -51,15 +52,17 @@ void print_header(const lb::Solver& solver, const lb::LbConfig& cfg, const std::
   const Decomposition& dec = solver.decomposition();
   std::cout << "# haloex lb: " << cfg.source << "\n# " << cfg.velocity_set << " " << dec.describe() << ", "
             << solver.fluid_sites() << " fluid sites, " << dec.size() << " ranks x " << omp_get_max_threads()
-            << " threads (from " << threads_source() << "), pinned: " << pinned << "\n# kernel " << lb::to_string(cfg.kernel)
-            << ", layout " << to_string(cfg.layout) << " in " << to_string(cfg.field_memory) << " memory, strategy "
-            << cfg.strategy
-            << (cfg.strategy == "auto" ? " > " + std::string(solver.strategy().resolved_name()) : std::string())
-            << " (" << solver.halo_kind() << " halo), overlap " << lb::to_string(cfg.overlap) << ", schedule " << lb::to_string(cfg.schedule)
-            << "\n# " << lb::to_string(cfg.collision) << " tau " << cfg.tau << " (viscosity " << (cfg.tau - 0.5) / 3 << "), force "
-            << triple(cfg.force, cfg.ndim()) << ", " << cfg.steps << " steps, monitor " << cfg.monitor_mode
-            << " every " << cfg.monitor_every << "\n"
-            << (cfg.strategy == "auto" ? "# halo: " + auto_choice_text(solver.strategy()) + "\n" : std::string())
+            << " threads (from " << threads_source() << "), pinned: " << pinned << "\n# kernel "
+            << lb::to_string(cfg.kernel) << ", layout " << to_string(cfg.layout) << " in "
+            << to_string(cfg.field_memory) << " memory, strategy " << cfg.strategy
+            << (cfg.strategy == "auto" ? " > " + std::string(solver.strategy().resolved_name())
+                                       : std::string())
+            << " (" << solver.halo_kind() << " halo), overlap " << lb::to_string(cfg.overlap) << ", schedule "
+            << lb::to_string(cfg.schedule) << "\n# " << lb::to_string(cfg.collision) << " tau " << cfg.tau
+            << " (viscosity " << (cfg.tau - 0.5) / 3 << "), force " << triple(cfg.force, cfg.ndim()) << ", "
+            << cfg.steps << " steps, monitor " << cfg.monitor_mode << " every " << cfg.monitor_every << "\n"
+            << (cfg.strategy == "auto" ? "# halo: " + auto_choice_text(solver.strategy()) + "\n"
+                                       : std::string())
             << std::flush;
 }
 
@@ -83,8 +86,8 @@ Start restart(const Args& a, lb::Solver& solver, const lb::LbConfig& cfg) {
   s.step = restart_from(solver, s.from);
   // run.steps is the step the run ends at, so a restarted run reaches the same end.
   if (s.step > cfg.steps)
-    throw InputError("restart: the checkpoint is at step " + std::to_string(s.step) + ", beyond run.steps = " +
-                     std::to_string(cfg.steps));
+    throw InputError("restart: the checkpoint is at step " + std::to_string(s.step) +
+                     ", beyond run.steps = " + std::to_string(cfg.steps));
   if (solver.decomposition().rank() == 0)
     std::cout << "# restarted from " << s.from << " at step " << s.step << "\n" << std::flush;
   return s;
@@ -99,9 +102,15 @@ struct IoLog {
   void add(const std::vector<IoRecord>& recs) {
     for (const IoRecord& r : recs) {
       const IoEvent& e = r.event;
-      events.push_back({{"name", r.name}, {"step", r.step}, {"metadata", e.metadata_path}, {"bytes", e.bytes},
-                        {"files", e.files}, {"begin_s", e.begin_s}, {"end_s", e.end_s},
-                        {"elapsed_s", e.elapsed_s}, {"bandwidth_Bps", e.bandwidth_Bps()}});
+      events.push_back({{"name", r.name},
+                        {"step", r.step},
+                        {"metadata", e.metadata_path},
+                        {"bytes", e.bytes},
+                        {"files", e.files},
+                        {"begin_s", e.begin_s},
+                        {"end_s", e.end_s},
+                        {"elapsed_s", e.elapsed_s},
+                        {"bandwidth_Bps", e.bandwidth_Bps()}});
       if (say)
         std::printf("# wrote %s: %ld bytes in %d file%s, %.3g ms (%.3g ms waited), %.3g MB/s\n",
                     e.metadata_path.c_str(), e.bytes, e.files, e.files == 1 ? "" : "s", e.elapsed_s * 1e3,
@@ -116,8 +125,12 @@ struct IoLog {
 class Progress {
  public:
   Progress(const lb::Solver& solver, const lb::LbConfig& cfg, long start, bool quiet)
-      : sites_(static_cast<double>(solver.fluid_sites())), every_(cfg.progress_s), start_(start), end_(cfg.steps),
-        on_(solver.decomposition().rank() == 0 && !quiet && cfg.progress_s > 0), tty_(isatty(STDERR_FILENO)) {}
+      : sites_(static_cast<double>(solver.fluid_sites())),
+        every_(cfg.progress_s),
+        start_(start),
+        end_(cfg.steps),
+        on_(solver.decomposition().rank() == 0 && !quiet && cfg.progress_s > 0),
+        tty_(isatty(STDERR_FILENO)) {}
 
   void operator()(long now_step) {
     const long done = now_step - start_, steps = end_ - start_;
@@ -128,8 +141,8 @@ class Progress {
     last_ = now;
     const double mlups = sites_ * static_cast<double>(done) / (now - t0_) / 1e6;
     const double eta = (now - t0_) / static_cast<double>(done) * static_cast<double>(steps - done);
-    std::fprintf(stderr, "%sstep %ld/%ld  %.2f MLUPS  ETA %.0f s%s", tty_ ? "\r" : "", now_step, end_, mlups, eta,
-                 tty_ ? (done == steps ? "\n" : "") : "\n");
+    std::fprintf(stderr, "%sstep %ld/%ld  %.2f MLUPS  ETA %.0f s%s", tty_ ? "\r" : "", now_step, end_, mlups,
+                 eta, tty_ ? (done == steps ? "\n" : "") : "\n");
     std::fflush(stderr);
   }
 
@@ -187,7 +200,8 @@ void write_results(lb::Solver& solver, const lb::LbConfig& cfg, const Outcome& o
   const long steps = cfg.steps - o.start.step;
   const auto rows = solver.timers().reduce(dec.comm());
   const lb::Totals after = solver.totals();
-  const double mlups = static_cast<double>(solver.fluid_sites()) * static_cast<double>(steps) / o.elapsed_s / 1e6;
+  const double mlups =
+      static_cast<double>(solver.fluid_sites()) * static_cast<double>(steps) / o.elapsed_s / 1e6;
   const lb::MonitorStats& m = solver.monitor().last();
   nlohmann::json j = run_metadata(dec.comm(), "lb");
   if (dec.rank() != 0) return;
@@ -197,8 +211,8 @@ void write_results(lb::Solver& solver, const lb::LbConfig& cfg, const Outcome& o
               (after.mass - o.before.mass) / o.before.mass);
   std::printf("# momentum %s\n", triple(after.momentum, nd).c_str());
   if (solver.monitor().reductions() > 0)
-    std::printf("# monitor (step %lld): density [%.9g, %.9g], max |u| %.6g (Mach %.4g), %ld reductions\n", m.step,
-                m.rho_min, m.rho_max, std::sqrt(m.u2_max), std::sqrt(m.u2_max / lb::cs2),
+    std::printf("# monitor (step %lld): density [%.9g, %.9g], max |u| %.6g (Mach %.4g), %ld reductions\n",
+                m.step, m.rho_min, m.rho_max, std::sqrt(m.u2_max), std::sqrt(m.u2_max / lb::cs2),
                 solver.monitor().reductions());
   std::cout << Timers::format(rows) << std::flush;
   if (cfg.summary.empty()) return;
@@ -220,11 +234,18 @@ void write_results(lb::Solver& solver, const lb::LbConfig& cfg, const Outcome& o
   j["mass_initial"] = o.before.mass;
   j["mass_final"] = after.mass;
   j["momentum_final"] = after.momentum;
-  j["monitor"] = {{"step", m.step},          {"rho_min", m.rho_min}, {"rho_max", m.rho_max},
-                  {"u_max", std::sqrt(m.u2_max)}, {"reductions", solver.monitor().reductions()}};
+  j["monitor"] = {{"step", m.step},
+                  {"rho_min", m.rho_min},
+                  {"rho_max", m.rho_max},
+                  {"u_max", std::sqrt(m.u2_max)},
+                  {"reductions", solver.monitor().reductions()}};
   nlohmann::json t = nlohmann::json::array();
   for (const auto& r : rows)
-    t.push_back({{"section", r.name}, {"min_s", r.min_s}, {"max_s", r.max_s}, {"mean_s", r.mean_s}, {"calls", r.calls}});
+    t.push_back({{"section", r.name},
+                 {"min_s", r.min_s},
+                 {"max_s", r.max_s},
+                 {"mean_s", r.mean_s},
+                 {"calls", r.calls}});
   j["timers"] = t;
   write_json_lines(cfg.summary, {j});
   std::cout << "# wrote summary to " << cfg.summary << "\n";
@@ -258,16 +279,18 @@ int run_lb(const Args& a, const ThreadChoice& threads) {
 
 void add_lb(CLI::App& app, Runner& run) {
   auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("lb",
-                                 "Run a lattice Boltzmann case from a TOML file (see examples/*.toml and --keys).\n"
-                                 "Under mpirun the lattice is split over the ranks; OMP_NUM_THREADS threads per rank.");
+  auto* cmd = app.add_subcommand(
+      "lb",
+      "Run a lattice Boltzmann case from a TOML file (see examples/*.toml and --keys).\n"
+      "Under mpirun the lattice is split over the ranks; OMP_NUM_THREADS threads per rank.");
   cmd->add_option("case", a->case_file, "TOML case file");
   cmd->add_option("--set", a->sets, "Override keys, e.g. --set run.steps=500 run.strategy=direct");
   cmd->add_option("-o,--summary", a->summary, "Write a JSON summary here (overrides output.summary)")
       ->check(output_file());
-  cmd->add_option("--restart", a->restart,
-                  "Continue from a checkpoint: its .json file, or a directory (the newest complete one in it);\n"
-                  "any number of ranks; run.steps stays the step the run ends at");
+  cmd->add_option(
+      "--restart", a->restart,
+      "Continue from a checkpoint: its .json file, or a directory (the newest complete one in it);\n"
+      "any number of ranks; run.steps stays the step the run ends at");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines");
   cmd->add_flag("--keys", a->keys, "List every case-file key with its meaning and exit");
   cmd->callback([&run, a] { run = [a](const ThreadChoice& t) { return run_lb(*a, t); }; });

@@ -59,9 +59,10 @@ std::string usage_problem(const CLI::App& app, const CLI::ParseError& e) {
   if (!extra.empty() && !at->get_subcommands({}).empty() && at->get_subcommands().empty()) {
     const std::string& w = extra.front();
     std::string names;
-    for (const CLI::App* sub : at->get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
-    return where + ": " + (w.rfind('-', 0) == 0 ? "unknown option '" : "unknown command '") + w + "' (commands: " +
-           names + "; see " + where + " --help)";
+    for (const CLI::App* sub : at->get_subcommands({}))
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    return where + ": " + (w.rfind('-', 0) == 0 ? "unknown option '" : "unknown command '") + w +
+           "' (commands: " + names + "; see " + where + " --help)";
   }
   std::string what = e.what();
   std::replace(what.begin(), what.end(), '\n', ' ');
@@ -74,8 +75,9 @@ int main(int argc, char** argv) {
   MpiSession mpi(argc, argv);
   const bool root = mpi.rank() == 0;
 
-  CLI::App app{"haloex: halo exchanges for structured-grid codes on MPI.\n"
-               "Run under mpirun/srun for more than one rank, e.g. mpirun -np 2 haloex bench halo"};
+  CLI::App app{
+      "haloex: halo exchanges for structured-grid codes on MPI.\n"
+      "Run under mpirun/srun for more than one rank, e.g. mpirun -np 2 haloex bench halo"};
   app.set_version_flag("--version", haloex::version_text());
   app.footer(exit_statuses);
   app.require_subcommand(1);
@@ -83,7 +85,8 @@ int main(int argc, char** argv) {
   haloex::cli::add_info(app, run);
   haloex::cli::add_lb(app, run);
   haloex::cli::add_stencil(app, run);
-  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (halo, pack, lb, stencil, pingpong, stream, clock, coll, overlap, monitor, io)");
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Benchmarks (halo, pack, lb, stencil, pingpong, stream, clock, coll, overlap, monitor, io)");
   bench->require_subcommand(1);
   haloex::cli::add_bench_halo(*bench, run);
   haloex::cli::add_bench_pack(*bench, run);

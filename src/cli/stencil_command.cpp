@@ -32,7 +32,8 @@ int run_stencil(const Args& a, const ThreadChoice& threads) {
   stencil::DiffusionConfig cfg = a.cfg;
   if (a.serial) cfg.strategy = "serial";
   cfg.procs = parse_grid_2d(a.procs);
-  if (a.serial && (cfg.procs[0] > 1 || cfg.procs[1] > 1)) throw InputError("--serial runs on one rank; --procs " + a.procs + " does not apply");
+  if (a.serial && (cfg.procs[0] > 1 || cfg.procs[1] > 1))
+    throw InputError("--serial runs on one rank; --procs " + a.procs + " does not apply");
   stencil::Diffusion<T> app(MPI_COMM_WORLD, cfg);
   const Decomposition& dec = app.decomposition();
   MPI_Comm comm = dec.comm();
@@ -40,10 +41,11 @@ int run_stencil(const Args& a, const ThreadChoice& threads) {
   const std::string pinned = pin_team(threads, omp_get_max_threads());
   if (root)
     std::cout << "# haloex stencil: " << cfg.nx << "x" << cfg.ny << "x" << cfg.nz << " (" << a.precision
-              << "), process grid " << extents_text(std::array<int, 3>{dec.procs(0), dec.procs(1), 1}, 2) << ", "
-              << (a.serial ? "serial reference (periodic halo by plain copies)" : "strategy " + cfg.strategy) << ", "
-              << a.iterations << " iterations, " << omp_get_max_threads() << " threads per rank (from "
-              << threads_source() << "), pinned: " << pinned << "\n"
+              << "), process grid " << extents_text(std::array<int, 3>{dec.procs(0), dec.procs(1), 1}, 2)
+              << ", "
+              << (a.serial ? "serial reference (periodic halo by plain copies)" : "strategy " + cfg.strategy)
+              << ", " << a.iterations << " iterations, " << omp_get_max_threads()
+              << " threads per rank (from " << threads_source() << "), pinned: " << pinned << "\n"
               << std::flush;
 
   // Chunks of a tenth, so that a long run reports progress (rank 0 alone
@@ -60,12 +62,13 @@ int run_stencil(const Args& a, const ThreadChoice& threads) {
                    elapsed / static_cast<double>(done) * static_cast<double>(a.iterations - done));
   }
   const stencil::DiffusionTimes& t = app.times();
-  const double total = max_over(comm, t.total_s), halo = max_over(comm, t.halo_s), work = max_over(comm, t.work_s);
+  const double total = max_over(comm, t.total_s), halo = max_over(comm, t.halo_s),
+               work = max_over(comm, t.work_s);
   if (root) {
     std::printf("%5s %7s %7s %7s %10s %12s %12s %12s\n", "ranks", "nx", "ny", "nz", "iterations", "total_s",
                 "halo_s", "work_s");
-    std::printf("%5d %7ld %7ld %7ld %10ld %12.6f %12.6f %12.6f\n", dec.size(), cfg.nx, cfg.ny, cfg.nz, a.iterations,
-                total, halo, work);
+    std::printf("%5d %7ld %7ld %7ld %10ld %12.6f %12.6f %12.6f\n", dec.size(), cfg.nx, cfg.ny, cfg.nz,
+                a.iterations, total, halo, work);
     std::printf("# times: slowest rank; halo = exchange (%s), work = the 13-point update\n",
                 a.serial ? "plain copies" : cfg.strategy.c_str());
     std::fflush(stdout);
@@ -74,8 +77,8 @@ int run_stencil(const Args& a, const ThreadChoice& threads) {
     const FieldView v = app.field().view();
     write_npy(a.out, dec, v);
     if (root)
-      std::cout << "# wrote " << a.out << ": numpy array of shape (" << cfg.nx << ", " << cfg.ny << ", " << cfg.nz
-                << "), " << (sizeof(T) == 8 ? "float64" : "float32") << ", index [x, y, z]\n";
+      std::cout << "# wrote " << a.out << ": numpy array of shape (" << cfg.nx << ", " << cfg.ny << ", "
+                << cfg.nz << "), " << (sizeof(T) == 8 ? "float64" : "float32") << ", index [x, y, z]\n";
   }
   return 0;
 }
@@ -101,9 +104,11 @@ void add_stencil(CLI::App& app, Runner& run) {
   cmd->add_option("-i,--iters,--iterations", a->iterations, "Iterations")
       ->check(CLI::Range(0L, 1L << 40))
       ->capture_default_str();
-  cmd->add_option("-s,--strategy,--strategies", a->cfg.strategy, "Halo strategy (see haloex info)")->capture_default_str();
+  cmd->add_option("-s,--strategy,--strategies", a->cfg.strategy, "Halo strategy (see haloex info)")
+      ->capture_default_str();
   cmd->add_flag("--serial", a->serial, "Serial reference on one rank (periodic halo by plain copies)");
-  cmd->add_option("--procs", a->procs, "Process grid x,y; 0 = let MPI_Dims_create choose")->capture_default_str();
+  cmd->add_option("--procs", a->procs, "Process grid x,y; 0 = let MPI_Dims_create choose")
+      ->capture_default_str();
   cmd->add_option("--precision", a->precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}))
       ->capture_default_str();
@@ -111,7 +116,9 @@ void add_stencil(CLI::App& app, Runner& run) {
       ->check(output_file());
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines on stderr");
   cmd->callback([&run, a] {
-    run = [a](const ThreadChoice& t) { return a->precision == "double" ? run_stencil<double>(*a, t) : run_stencil<float>(*a, t); };
+    run = [a](const ThreadChoice& t) {
+      return a->precision == "double" ? run_stencil<double>(*a, t) : run_stencil<float>(*a, t);
+    };
   });
 }
 

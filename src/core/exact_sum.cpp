@@ -15,9 +15,9 @@ void ExactSum::add(double x) {
     return;
   }
   int e = 0;
-  const double m = std::frexp(x, &e);  // x = m * 2^e, 0.5 <= |m| < 1
+  const double m = std::frexp(x, &e);                            // x = m * 2^e, 0.5 <= |m| < 1
   const int64_t mant = static_cast<int64_t>(std::ldexp(m, 53));  // exact
-  int pos = e - 53 + 1074;  // bit position of the mantissa's lowest bit
+  int pos = e - 53 + 1074;                                       // bit position of the mantissa's lowest bit
   uint64_t mag = static_cast<uint64_t>(mant < 0 ? -mant : mant);
   if (pos < 0) {  // subnormal: the low bits are zero, drop them
     mag >>= -pos;

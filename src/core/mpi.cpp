@@ -64,7 +64,9 @@ int comm_rank(MPI_Comm c) {
   return r;
 }
 
-Op::Op(MPI_User_function* fn, bool commutative) { mpi_check(MPI_Op_create(fn, commutative ? 1 : 0, &op_), "MPI_Op_create"); }
+Op::Op(MPI_User_function* fn, bool commutative) {
+  mpi_check(MPI_Op_create(fn, commutative ? 1 : 0, &op_), "MPI_Op_create");
+}
 
 Op::~Op() {
   int finalized = 0;

@@ -48,7 +48,8 @@ std::string output_file_problem(const std::string& path) {
   if (fs::is_directory(st)) return quoted(path) + " is a folder; give a file name";
   if (fs::exists(st)) {
     if (!fs::is_regular_file(st)) return quoted(path) + " exists and is not a regular file";
-    if (::access(path.c_str(), W_OK) != 0) return "cannot overwrite " + quoted(path) + ": " + std::strerror(errno);
+    if (::access(path.c_str(), W_OK) != 0)
+      return "cannot overwrite " + quoted(path) + ": " + std::strerror(errno);
   }
   // The file is written under a temporary name in the same folder and
   // renamed: the folder must take new files.
@@ -71,7 +72,8 @@ std::string make_parent_dirs(const std::string& path) {
   return {};
 }
 
-std::vector<std::string> remove_stale_parts(const std::string& dir, const std::vector<std::string>& prefixes) {
+std::vector<std::string> remove_stale_parts(const std::string& dir,
+                                            const std::vector<std::string>& prefixes) {
   std::vector<std::string> removed;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {

@@ -33,7 +33,8 @@ bool intersect(const CpuMask& a, const CpuMask& b) {
 // when the kernel's mask is larger than the set it is given.
 CpuMask thread_affinity_mask() {
   for (int ncpu = CPU_SETSIZE; ncpu <= (1 << 20); ncpu *= 2) {
-    const std::unique_ptr<cpu_set_t, void (*)(cpu_set_t*)> set(CPU_ALLOC(ncpu), [](cpu_set_t* s) { CPU_FREE(s); });
+    const std::unique_ptr<cpu_set_t, void (*)(cpu_set_t*)> set(CPU_ALLOC(ncpu),
+                                                               [](cpu_set_t* s) { CPU_FREE(s); });
     if (!set) break;
     const size_t bytes = CPU_ALLOC_SIZE(ncpu);
     CPU_ZERO_S(bytes, set.get());
@@ -60,7 +61,8 @@ ThreadChoice plan_on_node(MPI_Comm node) {
   mpi_check(MPI_Allreduce(&len, &max_len, 1, MPI_INT, MPI_MAX, node), "MPI_Allreduce");
   mine.resize(static_cast<size_t>(max_len), 0);
   std::vector<std::uint8_t> all(static_cast<size_t>(max_len) * static_cast<size_t>(n));
-  mpi_check(MPI_Allgather(mine.data(), max_len, MPI_BYTE, all.data(), max_len, MPI_BYTE, node), "MPI_Allgather");
+  mpi_check(MPI_Allgather(mine.data(), max_len, MPI_BYTE, all.data(), max_len, MPI_BYTE, node),
+            "MPI_Allgather");
   std::vector<CpuMask> masks(static_cast<size_t>(n));
   for (int r = 0; r < n; ++r)
     masks[static_cast<size_t>(r)].assign(all.begin() + r * max_len, all.begin() + (r + 1) * max_len);
@@ -107,8 +109,8 @@ CpuMask affinity_mask() {
 
 int threads_from_masks(const std::vector<CpuMask>& masks, int me) {
   const CpuMask& mine = masks.at(static_cast<size_t>(me));
-  const int sharing = static_cast<int>(std::count_if(masks.begin(), masks.end(),
-                                                     [&](const CpuMask& m) { return intersect(m, mine); }));
+  const int sharing = static_cast<int>(
+      std::count_if(masks.begin(), masks.end(), [&](const CpuMask& m) { return intersect(m, mine); }));
   return std::max(1, cpu_count(mine) / std::max(1, sharing));
 }
 
@@ -130,11 +132,13 @@ NodeLoad node_load(const std::vector<CpuMask>& masks, const std::vector<int>& th
 }
 
 std::string oversubscription_warning(const NodeLoad& load, const std::string& host, int other_nodes) {
-  std::string s = "haloex: warning: " + std::to_string(load.ranks) + (load.ranks == 1 ? " rank runs " : " ranks run ") +
-                  std::to_string(load.threads) + " OpenMP threads on the " + std::to_string(load.cpus) +
+  std::string s = "haloex: warning: " + std::to_string(load.ranks) +
+                  (load.ranks == 1 ? " rank runs " : " ranks run ") + std::to_string(load.threads) +
+                  " OpenMP threads on the " + std::to_string(load.cpus) +
                   (load.cpus == 1 ? " CPU" : " CPUs") + " of host " + host;
   if (other_nodes > 0)
-    s += " (and likewise on " + std::to_string(other_nodes) + (other_nodes == 1 ? " other node)" : " other nodes)");
+    s += " (and likewise on " + std::to_string(other_nodes) +
+         (other_nodes == 1 ? " other node)" : " other nodes)");
   s += ", so threads compete for CPUs; set OMP_NUM_THREADS=" + std::to_string(load.fitting_threads()) +
        " (or unset it: haloex then divides each rank's CPUs among the ranks that share them)";
   return s;
@@ -168,7 +172,8 @@ std::string env_or_empty(const char* name) {
 
 // Bind the calling thread to one CPU (false when the kernel refuses).
 bool bind_to(int cpu) {
-  const std::unique_ptr<cpu_set_t, void (*)(cpu_set_t*)> set(CPU_ALLOC(cpu + 1), [](cpu_set_t* s) { CPU_FREE(s); });
+  const std::unique_ptr<cpu_set_t, void (*)(cpu_set_t*)> set(CPU_ALLOC(cpu + 1),
+                                                             [](cpu_set_t* s) { CPU_FREE(s); });
   if (!set) return false;
   const size_t bytes = CPU_ALLOC_SIZE(cpu + 1);
   CPU_ZERO_S(bytes, set.get());
@@ -239,9 +244,12 @@ ThreadChoice choose_threads(MPI_Comm comm, std::ostream& warn) {
     mpi_check(MPI_Get_processor_name(report.host, &len), "MPI_Get_processor_name");
   }
   if (first != 0) {
-    if (rank == first) mpi_check(MPI_Send(&report, static_cast<int>(sizeof report), MPI_BYTE, 0, 0, comm), "MPI_Send");
+    if (rank == first)
+      mpi_check(MPI_Send(&report, static_cast<int>(sizeof report), MPI_BYTE, 0, 0, comm), "MPI_Send");
     if (rank == 0)
-      mpi_check(MPI_Recv(&report, static_cast<int>(sizeof report), MPI_BYTE, first, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      mpi_check(
+          MPI_Recv(&report, static_cast<int>(sizeof report), MPI_BYTE, first, 0, comm, MPI_STATUS_IGNORE),
+          "MPI_Recv");
   }
   if (rank == 0) {
     report.host[sizeof report.host - 1] = '\0';

@@ -39,11 +39,12 @@ std::vector<Timers::Row> Timers::reduce(MPI_Comm comm) const {
 std::string Timers::format(const std::vector<Row>& rows) {
   std::string out;
   char line[160];
-  std::snprintf(line, sizeof line, "%-22s %12s %12s %12s %10s\n", "section", "min (s)", "max (s)", "mean (s)", "calls");
+  std::snprintf(line, sizeof line, "%-22s %12s %12s %12s %10s\n", "section", "min (s)", "max (s)", "mean (s)",
+                "calls");
   out += line;
   for (const Row& r : rows) {
-    std::snprintf(line, sizeof line, "%-22s %12.4f %12.4f %12.4f %10ld\n", r.name.c_str(), r.min_s, r.max_s, r.mean_s,
-                  r.calls);
+    std::snprintf(line, sizeof line, "%-22s %12.4f %12.4f %12.4f %10ld\n", r.name.c_str(), r.min_s, r.max_s,
+                  r.mean_s, r.calls);
     out += line;
   }
   return out;

@@ -45,7 +45,8 @@ ElementType parse_element_type(const std::string& s) {
 }
 
 FieldShape FieldShape::make(const Decomposition& dec, ElementType type, int ncomp, int halo, Layout layout) {
-  if (ncomp < 1) throw InputError("a field needs at least 1 component per site, not " + std::to_string(ncomp));
+  if (ncomp < 1)
+    throw InputError("a field needs at least 1 component per site, not " + std::to_string(ncomp));
   if (halo < 1) throw InputError("the halo width must be at least 1, not " + std::to_string(halo));
   dec.require_thickness(halo, "the halo");
   FieldShape s;
@@ -70,8 +71,8 @@ FieldShape FieldShape::with_local(const std::array<long, max_dims>& extents) con
   const long double elements = static_cast<long double>(s.alloc[0]) * s.alloc[1] * s.alloc[2] * ncomp;
   if (elements * 16 > static_cast<long double>(std::numeric_limits<long>::max())) {
     std::ostringstream os;
-    os << "a field of " << s.alloc[0] << "x" << s.alloc[1] << "x" << s.alloc[2] << " sites (halo included) x " << ncomp
-       << " components has " << std::setprecision(3) << static_cast<double>(elements)
+    os << "a field of " << s.alloc[0] << "x" << s.alloc[1] << "x" << s.alloc[2] << " sites (halo included) x "
+       << ncomp << " components has " << std::setprecision(3) << static_cast<double>(elements)
        << " elements, more than this machine can address";
     throw InputError(os.str());
   }

@@ -38,8 +38,8 @@ NodeMemory::NodeMemory(Comm group, size_t bytes) : group_(std::move(group)), byt
   // first touch of its owner (the memset below).
   mpi_check(MPI_Info_set(info.info, "alloc_shared_noncontig", "true"), "MPI_Info_set");
   void* base = nullptr;
-  mpi_check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(whole_pages(bytes)), 1, info.info, group_.get(), &base,
-                                    &win_),
+  mpi_check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(whole_pages(bytes)), 1, info.info, group_.get(),
+                                    &base, &win_),
             "MPI_Win_allocate_shared");
   int* model = nullptr;
   int found = 0;

@@ -63,14 +63,16 @@ Decomposition::Decomposition(MPI_Comm comm, const DecompositionSpec& spec) : ndi
         c[d] = (c[d] + procs_[d]) % procs_[d];
       }
     }
-    if (inside) mpi_check(MPI_Cart_rank(cart_.get(), c.data(), &neighbours_[offset_index(o)]), "MPI_Cart_rank");
+    if (inside)
+      mpi_check(MPI_Cart_rank(cart_.get(), c.data(), &neighbours_[offset_index(o)]), "MPI_Cart_rank");
   }
 }
 
 void Decomposition::require_thickness(long width, const std::string& what) const {
   for (int d = 0; d < ndim_; ++d)
     if (min_local_size(d) < width)
-      throw InputError(what + " is " + std::to_string(width) + " sites wide but the thinnest subdomain has only " +
+      throw InputError(what + " is " + std::to_string(width) +
+                       " sites wide but the thinnest subdomain has only " +
                        std::to_string(min_local_size(d)) + " sites along " + axis_name(d) + " (" +
                        std::to_string(global_[d]) + " sites over " + std::to_string(procs_[d]) +
                        " ranks); use fewer ranks along " + axis_name(d) + " or a larger lattice");
@@ -91,7 +93,8 @@ std::array<int, max_dims> resolve_process_grid(int nranks, int ndim, std::array<
   long fixed = 1;
   bool any_free = false;
   for (int d = 0; d < ndim; ++d) {
-    if (procs[d] < 0) throw InputError(std::string("process grid entry along ") + axis_name(d) + " is negative");
+    if (procs[d] < 0)
+      throw InputError(std::string("process grid entry along ") + axis_name(d) + " is negative");
     if (procs[d] > 0)
       fixed *= procs[d];
     else
@@ -134,10 +137,12 @@ std::vector<long> parse_long_list(const std::string& text, const std::string& wh
       continue;
     }
     if (parts.size() < 2 || parts.size() > 3) throw InputError(what + ": '" + text + "'" + expected);
-    const long first = number(parts[0]), last = number(parts[1]), step = parts.size() == 3 ? number(parts[2]) : 1;
+    const long first = number(parts[0]), last = number(parts[1]),
+               step = parts.size() == 3 ? number(parts[2]) : 1;
     if (step < 1 || last < first)
       throw InputError(what + ": range '" + item + "' needs first <= last and a step of at least 1");
-    if ((last - first) / step >= 100000) throw InputError(what + ": range '" + item + "' has too many entries");
+    if ((last - first) / step >= 100000)
+      throw InputError(what + ": range '" + item + "' has too many entries");
     for (long v = first; v <= last; v += step) out.push_back(v);
   }
   if (out.empty()) throw InputError(what + ": empty list");

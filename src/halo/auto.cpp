@@ -62,11 +62,13 @@ class Auto final : public Strategy {
     // Calls per sample: enough for sample_s on the slowest rank.
     std::vector<double> once(cands.size());
     for (size_t c = 0; c < cands.size(); ++c) once[c] = timed(comm, [&] { exchange(*cands[c], 1); });
-    mpi_check(MPI_Allreduce(MPI_IN_PLACE, once.data(), static_cast<int>(once.size()), MPI_DOUBLE, MPI_MAX, comm),
-              "MPI_Allreduce");
+    mpi_check(
+        MPI_Allreduce(MPI_IN_PLACE, once.data(), static_cast<int>(once.size()), MPI_DOUBLE, MPI_MAX, comm),
+        "MPI_Allreduce");
     std::vector<int> calls(cands.size());
     for (size_t c = 0; c < cands.size(); ++c)
-      calls[c] = std::clamp(static_cast<int>(std::ceil(opt.sample_s / std::max(once[c], 1e-9))), 1, opt.max_calls);
+      calls[c] =
+          std::clamp(static_cast<int>(std::ceil(opt.sample_s / std::max(once[c], 1e-9))), 1, opt.max_calls);
     // Samples, candidates interleaved so drifts in load touch them alike;
     // each rank's times, then the slowest rank's by one reduction per round.
     const size_t n = cands.size();
@@ -90,7 +92,8 @@ class Auto final : public Strategy {
     // Fastest first; stable, so ties go to the earlier registry entry on
     // every rank alike.
     auto ranked = [&](std::vector<size_t> who) {
-      std::stable_sort(who.begin(), who.end(), [&](size_t a, size_t b) { return median(samples[a]) < median(samples[b]); });
+      std::stable_sort(who.begin(), who.end(),
+                       [&](size_t a, size_t b) { return median(samples[a]) < median(samples[b]); });
       return who;
     };
     std::vector<size_t> all(n);
@@ -130,7 +133,8 @@ class Auto final : public Strategy {
     std::string error;
     for (size_t i = 0; i < lo.size(); ++i)
       if (lo[i] != hi[i])
-        error = "auto: field " + std::to_string(i) + " is in node memory on some ranks and on the heap on others";
+        error =
+            "auto: field " + std::to_string(i) + " is in node memory on some ranks and on the heap on others";
     throw_if_any(comm, error);
   }
 

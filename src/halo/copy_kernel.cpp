@@ -1,8 +1,8 @@
 #include "haloex/halo/copy_kernel.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <algorithm>
 #include <numeric>
 #include <utility>
 
@@ -70,7 +70,11 @@ Walk contiguous_like(const Walk& w, long base) {
 }
 
 CopyKernel::CopyKernel(const Walk& src, const Walk& dst, size_t element_bytes)
-    : src_base_(src.base), dst_base_(dst.base), src_table_(src.table), dst_table_(dst.table), elem_(element_bytes) {
+    : src_base_(src.base),
+      dst_base_(dst.base),
+      src_table_(src.table),
+      dst_table_(dst.table),
+      elem_(element_bytes) {
   if (src.n != dst.n || src.table.size() != dst.table.size() || src.stride.size() != src.n.size() ||
       dst.stride.size() != dst.n.size())
     throw Error("copy kernel: the two sides of a copy visit different loops");
@@ -95,7 +99,8 @@ CopyKernel::CopyKernel(const Walk& src, const Walk& dst, size_t element_bytes)
     }
   }
   if (loops.empty()) loops.push_back(Loop{1, 1, 1});
-  if (loops.size() > outer_.size() + 1) throw Error("copy kernel: more loops than a box and its components have");
+  if (loops.size() > outer_.size() + 1)
+    throw Error("copy kernel: more loops than a box and its components have");
   inner_ = loops.back();
   loops.pop_back();
   // Outer loops fill the array from the inside, so unused ones are outermost.
@@ -208,7 +213,8 @@ struct KernelBodies {
       const long so = a * o[0].src + b * o[1].src + c * o[2].src + at;
       const long dof = a * o[0].dst + b * o[1].dst + c * o[2].dst + at;
       std::memcpy(d + dof, s + so, sizeof(U) * std::min(chunk, n - at));
-      if (k.paired_) std::memcpy(d + dof + k.pair_dst_, s + so + k.pair_src_, sizeof(U) * std::min(chunk, n - at));
+      if (k.paired_)
+        std::memcpy(d + dof + k.pair_dst_, s + so + k.pair_src_, sizeof(U) * std::min(chunk, n - at));
     }
   }
 

@@ -17,7 +17,10 @@ class Direct final : public Strategy {
   enum class Mode { waitall, waitany, persistent };
 
   Direct(const Plan& plan, std::string_view name, Mode mode)
-      : Strategy(plan, name), mode_(mode), to_(plan.direct(), &Link::send), from_(plan.direct(), &Link::recv) {
+      : Strategy(plan, name),
+        mode_(mode),
+        to_(plan.direct(), &Link::send),
+        from_(plan.direct(), &Link::recv) {
     reqs_.resize(from_.blocks.size() + to_.blocks.size(), MPI_REQUEST_NULL);
     if (mode_ != Mode::persistent) return;
     // Requests are bound to fixed buffers once; begin() only starts them.
@@ -30,7 +33,8 @@ class Direct final : public Strategy {
     }
     for (const PeerBlock& b : to_.blocks) {
       reqs.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Send_init(to_.data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs.back()), "MPI_Send_init");
+      mpi_check(MPI_Send_init(to_.data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs.back()),
+                "MPI_Send_init");
     }
   }
 
@@ -56,7 +60,8 @@ class Direct final : public Strategy {
     } else {
       for (size_t k = 0; k < ns; ++k) {
         const PeerBlock& b = to_.blocks[k];
-        mpi_check(MPI_Isend(to_.data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs[nr + k]), "MPI_Isend");
+        mpi_check(MPI_Isend(to_.data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs[nr + k]),
+                  "MPI_Isend");
       }
     }
     // Local copies overlap with the messages in flight.

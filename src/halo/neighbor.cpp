@@ -41,10 +41,11 @@ class Neighbor final : public Strategy {
       recv_counts_.push_back(mpi_count(b.bytes, "a neighbor halo block"));
       recv_displs_.push_back(mpi_count(b.offset, "a neighbor halo buffer"));
     }
-    mpi_check(MPI_Dist_graph_create_adjacent(plan.decomposition().comm(), static_cast<int>(srcs.size()),
-                                             never_null(srcs), MPI_UNWEIGHTED, static_cast<int>(dests.size()),
-                                             never_null(dests), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, graph_.out()),
-              "MPI_Dist_graph_create_adjacent");
+    mpi_check(
+        MPI_Dist_graph_create_adjacent(plan.decomposition().comm(), static_cast<int>(srcs.size()),
+                                       never_null(srcs), MPI_UNWEIGHTED, static_cast<int>(dests.size()),
+                                       never_null(dests), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, graph_.out()),
+        "MPI_Dist_graph_create_adjacent");
     verify_slots(srcs, static_cast<int>(dests.size()));
   }
 
@@ -60,18 +61,20 @@ class Neighbor final : public Strategy {
     int wrong = 0;
     for (size_t k = 0; k < srcs.size(); ++k) wrong += in[k] != srcs[k];
     int any = 0;
-    mpi_check(MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_SUM, plan_.decomposition().comm()), "MPI_Allreduce");
+    mpi_check(MPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_SUM, plan_.decomposition().comm()),
+              "MPI_Allreduce");
     if (any)
-      throw InputError("neighbor: this MPI library delivered " + std::to_string(any) +
-                       " neighbourhood-collective blocks to the wrong slot on this process grid; use 'direct' or "
-                       "'persistent'");
+      throw InputError(
+          "neighbor: this MPI library delivered " + std::to_string(any) +
+          " neighbourhood-collective blocks to the wrong slot on this process grid; use 'direct' or "
+          "'persistent'");
   }
 
   void do_begin(std::span<const FieldView> fields) override {
     pack(to_.jobs, fields);
-    mpi_check(MPI_Ineighbor_alltoallv(to_.buffer.data(), never_null(send_counts_), never_null(send_displs_), MPI_BYTE,
-                                      from_.buffer.data(), never_null(recv_counts_), never_null(recv_displs_), MPI_BYTE,
-                                      graph_.get(), &req_),
+    mpi_check(MPI_Ineighbor_alltoallv(to_.buffer.data(), never_null(send_counts_), never_null(send_displs_),
+                                      MPI_BYTE, from_.buffer.data(), never_null(recv_counts_),
+                                      never_null(recv_displs_), MPI_BYTE, graph_.get(), &req_),
               "MPI_Ineighbor_alltoallv");
     copy_self(plan_.direct(), fields);
   }

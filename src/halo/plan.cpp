@@ -133,10 +133,12 @@ void Plan::finish(Stage& stage) const {
     }
     l.self = l.peer == dec_->rank();
   }
-  std::erase_if(stage.links, [](const Link& l) { return l.peer == MPI_PROC_NULL || (l.send.empty() && l.recv.empty()); });
+  std::erase_if(stage.links,
+                [](const Link& l) { return l.peer == MPI_PROC_NULL || (l.send.empty() && l.recv.empty()); });
   for (size_t i = 0; i < stage.links.size(); ++i)
     for (size_t j = 0; j < stage.links.size(); ++j)
-      if (stage.links[j].offset == opposite(stage.links[i].offset)) stage.links[i].partner = static_cast<int>(j);
+      if (stage.links[j].offset == opposite(stage.links[i].offset))
+        stage.links[i].partner = static_cast<int>(j);
   plan_local_copies(stage);
 }
 
@@ -147,7 +149,8 @@ bool overlap(const Message& x, const Message& y) {
   for (const Part& a : x.parts)
     for (const Part& b : y.parts) {
       bool meet = a.field == b.field;
-      for (int d = 0; d < max_dims; ++d) meet = meet && a.box.lo[d] < b.box.hi[d] && b.box.lo[d] < a.box.hi[d];
+      for (int d = 0; d < max_dims; ++d)
+        meet = meet && a.box.lo[d] < b.box.hi[d] && b.box.lo[d] < a.box.hi[d];
       if (meet) return true;
     }
   return false;
@@ -217,7 +220,8 @@ Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions 
     : dec_(&dec), fields_(std::move(fields)), options_(options) {
   const int ndim = dec.ndim();
   for (const FieldSpec& f : fields_) {
-    const FieldShape expect = FieldShape::make(dec, f.shape.type, f.shape.ncomp, f.shape.halo, f.shape.layout);
+    const FieldShape expect =
+        FieldShape::make(dec, f.shape.type, f.shape.ncomp, f.shape.halo, f.shape.layout);
     if (!(expect == f.shape))
       throw InputError("a field given to the halo plan was not built on this decomposition");
   }
@@ -234,8 +238,10 @@ Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions 
       const FieldShape& s = fields_[f].shape;
       Box sb, rb;
       for (int e = 0; e < max_dims; ++e) {
-        auto [slo, shi] = e < ndim ? send_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
-        auto [rlo, rhi] = e < ndim ? halo_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
+        auto [slo, shi] =
+            e < ndim ? send_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
+        auto [rlo, rhi] =
+            e < ndim ? halo_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
         sb.lo[e] = slo, sb.hi[e] = shi, rb.lo[e] = rlo, rb.hi[e] = rhi;
       }
       add_part(l.send, f, sb, selected(f, opposite(o)), s);
@@ -265,8 +271,10 @@ Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions 
           Offset to = p, from = p;
           to[d] = -side;
           from[d] = side;
-          for (const Offset& q : combinations(to, d + 1, ndim)) send_comps = merge(send_comps, selected(f, q));
-          for (const Offset& q : combinations(from, d + 1, ndim)) recv_comps = merge(recv_comps, selected(f, q));
+          for (const Offset& q : combinations(to, d + 1, ndim))
+            send_comps = merge(send_comps, selected(f, q));
+          for (const Offset& q : combinations(from, d + 1, ndim))
+            recv_comps = merge(recv_comps, selected(f, q));
           if (recv_comps != selected(f, from) && staged_problem_.empty())
             staged_problem_ = "the reduced component set of halo region " + offset_name(from) +
                               " lacks components that regions beyond it need, so a staged exchange would "
@@ -320,8 +328,10 @@ Plan Plan::transposed(const std::vector<Offset>& writer, std::array<bool, max_di
         }
         if (b.empty()) continue;
         auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == b; });
-        if (g == groups.end()) groups.push_back({b, {c}});
-        else g->second.push_back(c);
+        if (g == groups.end())
+          groups.push_back({b, {c}});
+        else
+          g->second.push_back(c);
       }
       for (auto& [box, comps] : groups) add_part(out, p.field, box, std::move(comps), s);
     }
@@ -343,7 +353,8 @@ Plan Plan::transposed(const std::vector<Offset>& writer, std::array<bool, max_di
   }
   for (size_t d = 0; d < t.staged_.size(); ++d)
     for (Link& l : t.staged_[d].links) {
-      Message send = trim(l.recv, l.offset, static_cast<int>(d)), recv = trim(l.send, l.offset, static_cast<int>(d));
+      Message send = trim(l.recv, l.offset, static_cast<int>(d)),
+              recv = trim(l.send, l.offset, static_cast<int>(d));
       l.send = std::move(send);
       l.recv = std::move(recv);
     }
@@ -381,7 +392,8 @@ void Plan::check(std::span<const FieldView> views) const {
     const size_t bytes = static_cast<size_t>(views[i].shape.elements()) * element_size(views[i].shape.type);
     if (views[i].node && (views[i].data < views[i].node->data() ||
                           views[i].data + bytes > views[i].node->data() + views[i].node->size()))
-      throw Error("field " + std::to_string(i) + " given to the exchange does not lie inside its node memory");
+      throw Error("field " + std::to_string(i) +
+                  " given to the exchange does not lie inside its node memory");
   }
 }
 

@@ -8,19 +8,23 @@ namespace haloex {
 // The make_ functions, each defined in its strategy's file: declared here
 // through one function type rather than in a header of their own.
 using Make = std::unique_ptr<Strategy>(const Plan&, std::string_view name);
-Make make_staged, make_staged_types, make_direct, make_direct_waitany, make_persistent, make_neighbor, make_shm_default,
-    make_sendrecv, make_irecv_send, make_isend_recv, make_irecv_isend, make_irecv_issend, make_red_black,
-    make_prepost, make_auto_default;
+Make make_staged, make_staged_types, make_direct, make_direct_waitany, make_persistent, make_neighbor,
+    make_shm_default, make_sendrecv, make_irecv_send, make_isend_recv, make_irecv_isend, make_irecv_issend,
+    make_red_black, make_prepost, make_auto_default;
 
 namespace {
 
 const StrategyInfo registry[] = {
-    {"staged", "one dimension after another, 2 packed messages each (pack, Irecv, Isend, Waitall per dimension; the last "
+    {"staged",
+     "one dimension after another, 2 packed messages each (pack, Irecv, Isend, Waitall per dimension; the "
+     "last "
      "dimension completes in end())",
      make_staged},
     {"staged-types", "as staged, with MPI subarray datatypes instead of packing", make_staged_types},
-    {"direct", "all 3^d-1 neighbours at once (Irecv, pack, Isend), one message per neighbour rank; end waits, "
-     "then unpacks", make_direct},
+    {"direct",
+     "all 3^d-1 neighbours at once (Irecv, pack, Isend), one message per neighbour rank; end waits, "
+     "then unpacks",
+     make_direct},
     {"direct-waitany", "as direct, unpacking each message as it arrives (MPI_Waitany)", make_direct_waitany},
     {"persistent", "as direct, with persistent requests created once", make_persistent},
     {"neighbor", "one MPI_Ineighbor_alltoallv on a distributed-graph communicator", make_neighbor},
@@ -28,14 +32,19 @@ const StrategyInfo registry[] = {
     {"irecv-send", "staged, receives pre-posted, blocking MPI_Send", make_irecv_send},
     {"isend-recv", "staged, MPI_Isend first, then blocking MPI_Recv", make_isend_recv},
     {"irecv-isend", "staged, Irecv + Isend (standard mode), Waitall per dimension", make_irecv_isend},
-    {"irecv-issend", "as irecv-isend with synchronous MPI_Issend: no eager buffering in the MPI library, to see what "
-     "it gains or costs", make_irecv_issend},
+    {"irecv-issend",
+     "as irecv-isend with synchronous MPI_Issend: no eager buffering in the MPI library, to see what "
+     "it gains or costs",
+     make_irecv_issend},
     {"red-black", "staged, even/odd ranks alternate blocking Send and Recv (even ranks along periodic dims)",
      make_red_black},
-    {"prepost", "staged, the receives of every dimension pre-posted first, then Isend + Waitall per dimension",
+    {"prepost",
+     "staged, the receives of every dimension pre-posted first, then Isend + Waitall per dimension",
      make_prepost},
-    {"shm", "as direct, but node neighbours pack into a shared-memory window (MPI_Win_allocate_shared) and unpack "
-     "from each other's, with no MPI call; other nodes through MPI", make_shm_default},
+    {"shm",
+     "as direct, but node neighbours pack into a shared-memory window (MPI_Win_allocate_shared) and unpack "
+     "from each other's, with no MPI call; other nodes through MPI",
+     make_shm_default},
     {"auto", "times every strategy above that can serve the plan (slowest rank, median) and runs the fastest",
      make_auto_default},
 };

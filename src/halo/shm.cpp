@@ -68,7 +68,9 @@ struct Descriptor {
   std::uint64_t offset;
 };
 
-std::uint64_t load(std::uint64_t& x) { return std::atomic_ref<std::uint64_t>(x).load(std::memory_order_acquire); }
+std::uint64_t load(std::uint64_t& x) {
+  return std::atomic_ref<std::uint64_t>(x).load(std::memory_order_acquire);
+}
 void store(std::uint64_t& x, std::uint64_t v) {
   std::atomic_ref<std::uint64_t>(x).store(v, std::memory_order_release);
 }
@@ -104,7 +106,8 @@ class Shm final : public Strategy {
                        std::to_string(options.node_size));
     Comm node;
     if (options.node_size > 0)
-      mpi_check(MPI_Comm_split(comm, dec.rank() / options.node_size, dec.rank(), node.out()), "MPI_Comm_split");
+      mpi_check(MPI_Comm_split(comm, dec.rank() / options.node_size, dec.rank(), node.out()),
+                "MPI_Comm_split");
     else
       mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, dec.rank(), MPI_INFO_NULL, node.out()),
                 "MPI_Comm_split_type");
@@ -120,14 +123,15 @@ class Shm final : public Strategy {
     reqs_.resize(mpi_from_->blocks.size() + mpi_to_->blocks.size(), MPI_REQUEST_NULL);
 
     // The window part: headers, descriptors, then the two slots (staged only).
-    layout_.slots = round_up(shm_to_->blocks.size() * sizeof(Header) + plan.fields().size() * sizeof(Descriptor),
-                             line);
+    layout_.slots =
+        round_up(shm_to_->blocks.size() * sizeof(Header) + plan.fields().size() * sizeof(Descriptor), line);
     layout_.slot_bytes = zero_copy_ ? 0 : round_up(shm_to_->bytes, line);
     window_.emplace(std::move(node), layout_.slots + 2 * layout_.slot_bytes);
     std::byte* mine = window_->data();
     headers_ = reinterpret_cast<Header*>(mine);
     descriptors_ = reinterpret_cast<Descriptor*>(mine + shm_to_->blocks.size() * sizeof(Header));
-    for (int s = 0; s < 2; ++s) send_jobs_[s] = shm_to_->jobs_at(mine + layout_.slots + s * layout_.slot_bytes);
+    for (int s = 0; s < 2; ++s)
+      send_jobs_[s] = shm_to_->jobs_at(mine + layout_.slots + s * layout_.slot_bytes);
     connect(comm, node_rank);
   }
 
@@ -164,26 +168,29 @@ class Shm final : public Strategy {
     for (size_t k = 0; k < nr; ++k) {
       const PeerBlock& b = shm_from_->blocks[k];
       reqs.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Irecv(&in[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()), "MPI_Irecv");
+      mpi_check(MPI_Irecv(&in[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()),
+                "MPI_Irecv");
       if (!zero_copy_) continue;
       geometry_in[k].resize(geometry_words(b));
       reqs.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Irecv(geometry_in[k].data(), static_cast<int>(geometry_in[k].size()), MPI_LONG, b.peer, b.tag,
-                          comm, &reqs.back()),
+      mpi_check(MPI_Irecv(geometry_in[k].data(), static_cast<int>(geometry_in[k].size()), MPI_LONG, b.peer,
+                          b.tag, comm, &reqs.back()),
                 "MPI_Irecv");
     }
     const std::uint64_t descriptors = ns * sizeof(Header);
     for (size_t k = 0; k < ns; ++k) {
       const PeerBlock& b = shm_to_->blocks[k];
-      const std::uint64_t where[words] = {k, descriptors, layout_.slots, layout_.slot_bytes, b.offset, b.bytes};
+      const std::uint64_t where[words] = {k,        descriptors, layout_.slots, layout_.slot_bytes,
+                                          b.offset, b.bytes};
       std::copy(where, where + words, &out[words * k]);
       reqs.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Isend(&out[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()), "MPI_Isend");
+      mpi_check(MPI_Isend(&out[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()),
+                "MPI_Isend");
       if (!zero_copy_) continue;
       geometry_out[k] = geometry_of(b);
       reqs.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Isend(geometry_out[k].data(), static_cast<int>(geometry_out[k].size()), MPI_LONG, b.peer, b.tag,
-                          comm, &reqs.back()),
+      mpi_check(MPI_Isend(geometry_out[k].data(), static_cast<int>(geometry_out[k].size()), MPI_LONG, b.peer,
+                          b.tag, comm, &reqs.back()),
                 "MPI_Isend");
     }
     mpi_check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
@@ -192,8 +199,8 @@ class Shm final : public Strategy {
       const PeerBlock& b = shm_from_->blocks[k];
       const std::uint64_t* w = &in[words * k];
       if (w[5] != b.bytes) {
-        mismatch = "shm: rank " + std::to_string(b.peer) + " sends " + std::to_string(w[5]) + " bytes where " +
-                   std::to_string(b.bytes) + " are expected";
+        mismatch = "shm: rank " + std::to_string(b.peer) + " sends " + std::to_string(w[5]) +
+                   " bytes where " + std::to_string(b.bytes) + " are expected";
         continue;
       }
       std::byte* part = window_->part(node_rank[static_cast<size_t>(b.peer)]);
@@ -236,7 +243,8 @@ class Shm final : public Strategy {
 
   // Copies from the writer's send boxes (its geometry `g`) into our receive
   // boxes, part by part: both sides list the block's parts in the same order.
-  std::vector<FieldCopy> copies_from(const PeerBlock& b, const std::vector<long>& g, std::string& mismatch) const {
+  std::vector<FieldCopy> copies_from(const PeerBlock& b, const std::vector<long>& g,
+                                     std::string& mismatch) const {
     const std::vector<FieldSpec>& fields = plan_.fields();
     std::vector<FieldCopy> out;
     size_t at = 3 * fields.size();
@@ -252,7 +260,8 @@ class Shm final : public Strategy {
         at += 8;
         for (int d = 0; d < max_dims; ++d) same = same && box.extent(d) == p.box.extent(d);
         if (!same) {
-          mismatch = "shm: rank " + std::to_string(b.peer) + " describes a halo part that does not match this rank's";
+          mismatch = "shm: rank " + std::to_string(b.peer) +
+                     " describes a halo part that does not match this rank's";
           return {};
         }
         const FieldShape& mine = fields[static_cast<size_t>(field)].shape;
@@ -288,12 +297,14 @@ class Shm final : public Strategy {
     const size_t nr = mpi_from_->blocks.size(), ns = mpi_to_->blocks.size();
     for (size_t k = 0; k < nr; ++k) {
       const PeerBlock& b = mpi_from_->blocks[k];
-      mpi_check(MPI_Irecv(mpi_from_->data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs_[k]), "MPI_Irecv");
+      mpi_check(MPI_Irecv(mpi_from_->data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs_[k]),
+                "MPI_Irecv");
     }
     pack(mpi_to_->jobs, fields);
     for (size_t k = 0; k < ns; ++k) {
       const PeerBlock& b = mpi_to_->blocks[k];
-      mpi_check(MPI_Isend(mpi_to_->data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs_[nr + k]), "MPI_Isend");
+      mpi_check(MPI_Isend(mpi_to_->data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs_[nr + k]),
+                "MPI_Isend");
     }
     const size_t n_shm = shm_to_->blocks.size();
     if (zero_copy_) {
@@ -377,8 +388,8 @@ class Shm final : public Strategy {
   Descriptor* descriptors_ = nullptr;
   std::vector<PackJob> send_jobs_[2];
   std::vector<Source> sources_;
-  std::vector<bool> done_;                  // per source, this end(); kept to avoid an allocation per call
-  std::vector<const std::byte*> from_;      // per field, the source being read; likewise
+  std::vector<bool> done_;              // per source, this end(); kept to avoid an allocation per call
+  std::vector<const std::byte*> from_;  // per field, the source being read; likewise
   std::uint64_t generation_ = 0;
 };
 

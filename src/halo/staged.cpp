@@ -55,9 +55,7 @@ StageIo::StageIo(StagedExchange& owner, const Stage& stage, MPI_Comm comm)
   }
 }
 
-bool StageIo::sends(int i) const {
-  return i >= 0 && !stage_.links[i].self && !stage_.links[i].send.empty();
-}
+bool StageIo::sends(int i) const { return i >= 0 && !stage_.links[i].self && !stage_.links[i].send.empty(); }
 bool StageIo::receives(int i) const {
   return i >= 0 && !stage_.links[i].self && !stage_.links[i].recv.empty();
 }
@@ -69,8 +67,8 @@ void StageIo::irecv_all() {
     if (!receives(static_cast<int>(i))) continue;
     const Link& l = stage_.links[i];
     reqs_.push_back(MPI_REQUEST_NULL);
-    mpi_check(MPI_Irecv(bufs_.recv[i].data(), mpi_count(l.recv.bytes, "a staged halo message"), MPI_BYTE, l.peer,
-                        l.recv.tag, comm_, &reqs_.back()),
+    mpi_check(MPI_Irecv(bufs_.recv[i].data(), mpi_count(l.recv.bytes, "a staged halo message"), MPI_BYTE,
+                        l.peer, l.recv.tag, comm_, &reqs_.back()),
               "MPI_Irecv");
   }
 }
@@ -120,11 +118,13 @@ void StageIo::sendrecv(int to) {
   const Link* rl = receives(r) ? &stage_.links[r] : nullptr;
   if (!sl && !rl) return;
   std::byte none{};  // MPICH rejects null buffers even for zero counts
-  mpi_check(MPI_Sendrecv(sl ? bufs_.send[s].data() : &none, sl ? mpi_count(sl->send.bytes, "a staged halo message") : 0,
-                         MPI_BYTE, sl ? sl->peer : MPI_PROC_NULL, sl ? sl->send.tag : 0,
-                         rl ? bufs_.recv[r].data() : &none, rl ? mpi_count(rl->recv.bytes, "a staged halo message") : 0,
-                         MPI_BYTE, rl ? rl->peer : MPI_PROC_NULL, rl ? rl->recv.tag : 0, comm_, MPI_STATUS_IGNORE),
-            "MPI_Sendrecv");
+  mpi_check(
+      MPI_Sendrecv(sl ? bufs_.send[s].data() : &none,
+                   sl ? mpi_count(sl->send.bytes, "a staged halo message") : 0, MPI_BYTE,
+                   sl ? sl->peer : MPI_PROC_NULL, sl ? sl->send.tag : 0, rl ? bufs_.recv[r].data() : &none,
+                   rl ? mpi_count(rl->recv.bytes, "a staged halo message") : 0, MPI_BYTE,
+                   rl ? rl->peer : MPI_PROC_NULL, rl ? rl->recv.tag : 0, comm_, MPI_STATUS_IGNORE),
+      "MPI_Sendrecv");
 }
 
 void StageIo::wait() {

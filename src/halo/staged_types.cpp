@@ -32,24 +32,28 @@ MPI_Datatype part_type(const FieldShape& s, const Part& p) {
     if (static_cast<int>(p.comps.size()) == s.ncomp) {
       mpi_check(MPI_Type_contiguous(s.ncomp, elem, &site), "MPI_Type_contiguous");
     } else {
-      mpi_check(MPI_Type_create_indexed_block(static_cast<int>(p.comps.size()), 1, p.comps.data(), elem, &site),
-                "MPI_Type_create_indexed_block");
+      mpi_check(
+          MPI_Type_create_indexed_block(static_cast<int>(p.comps.size()), 1, p.comps.data(), elem, &site),
+          "MPI_Type_create_indexed_block");
     }
     keep(site);
     mpi_check(MPI_Type_create_resized(site, 0, esize * s.ncomp, &sized), "MPI_Type_create_resized");
     keep(sized);
-    mpi_check(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, sized, &out), "MPI_Type_create_subarray");
+    mpi_check(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, sized, &out),
+              "MPI_Type_create_subarray");
   } else {
     // One subarray per component plane.
     MPI_Datatype plane = MPI_DATATYPE_NULL;
-    mpi_check(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, elem, &plane), "MPI_Type_create_subarray");
+    mpi_check(MPI_Type_create_subarray(3, sizes, sub, starts, MPI_ORDER_C, elem, &plane),
+              "MPI_Type_create_subarray");
     keep(plane);
     std::vector<int> lens(p.comps.size(), 1);
     std::vector<MPI_Aint> disp;
     std::vector<MPI_Datatype> types(p.comps.size(), plane);
     for (int c : p.comps) disp.push_back(static_cast<MPI_Aint>(c) * s.comp_stride * esize);
-    mpi_check(MPI_Type_create_struct(static_cast<int>(lens.size()), lens.data(), disp.data(), types.data(), &out),
-              "MPI_Type_create_struct");
+    mpi_check(
+        MPI_Type_create_struct(static_cast<int>(lens.size()), lens.data(), disp.data(), types.data(), &out),
+        "MPI_Type_create_struct");
   }
   for (MPI_Datatype& t : owned) MPI_Type_free(&t);
   return out;
@@ -126,13 +130,15 @@ class StagedTypes final : public Strategy {
       const Link& l = st.links[i];
       if (l.self || l.recv.empty()) continue;
       reqs_.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Irecv(MPI_BOTTOM, 1, recv[i].get(), l.peer, l.recv.tag, comm, &reqs_.back()), "MPI_Irecv");
+      mpi_check(MPI_Irecv(MPI_BOTTOM, 1, recv[i].get(), l.peer, l.recv.tag, comm, &reqs_.back()),
+                "MPI_Irecv");
     }
     for (size_t i = 0; i < st.links.size(); ++i) {
       const Link& l = st.links[i];
       if (l.self || l.send.empty()) continue;
       reqs_.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Isend(MPI_BOTTOM, 1, send[i].get(), l.peer, l.send.tag, comm, &reqs_.back()), "MPI_Isend");
+      mpi_check(MPI_Isend(MPI_BOTTOM, 1, send[i].get(), l.peer, l.send.tag, comm, &reqs_.back()),
+                "MPI_Isend");
     }
   }
   void wait() {

@@ -7,17 +7,20 @@ namespace haloex {
 Aggregator::Aggregator(const Decomposition& dec, IoElement element)
     : element_(std::move(element)),
       extent_{dec.local_size(0), dec.local_size(1), dec.local_size(2)},
-      data_(static_cast<size_t>(sites()) * static_cast<size_t>(element_.ncomp) * io_type_size(element_.type)) {}
+      data_(static_cast<size_t>(sites()) * static_cast<size_t>(element_.ncomp) *
+            io_type_size(element_.type)) {}
 
 void Aggregator::check_type(size_t size) const {
   if (size != io_type_size(element_.type))
-    throw Error("aggregator of " + to_string(element_.type) + " accessed with a " + std::to_string(size) + "-byte type");
+    throw Error("aggregator of " + to_string(element_.type) + " accessed with a " + std::to_string(size) +
+                "-byte type");
 }
 
 void Aggregator::check_field(const FieldShape& s) const {
   if (io_type_of(s.type) != element_.type || s.ncomp != element_.ncomp)
     throw Error("field of " + std::to_string(s.ncomp) + " " + to_string(io_type_of(s.type)) +
-                " does not match the aggregator's " + std::to_string(element_.ncomp) + " " + to_string(element_.type));
+                " does not match the aggregator's " + std::to_string(element_.ncomp) + " " +
+                to_string(element_.type));
   for (int d = 0; d < 3; ++d)
     if (s.local[d] != extent_[d]) throw Error("field extents do not match the aggregator's decomposition");
 }
@@ -39,8 +42,10 @@ void Aggregator::copy(const FieldView& field, bool into_field) const {
       for (long k = 0; k < n2; ++k)
         for (int c = 0; c < nc; ++c, a += esize) {
           std::byte* f = field.data + static_cast<size_t>(s.element(i, j, k, c)) * esize;
-          if (into_field) std::memcpy(f, a, esize);
-          else std::memcpy(a, f, esize);
+          if (into_field)
+            std::memcpy(f, a, esize);
+          else
+            std::memcpy(a, f, esize);
         }
   }
 }

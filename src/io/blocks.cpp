@@ -48,7 +48,8 @@ void place_block(const std::byte* values, const Box& box, const Decomposition& d
   for (long i = box.lo[0]; i < box.hi[0]; ++i)
     for (long j = box.lo[1]; j < box.hi[1]; ++j, values += row) {
       const long li = i - dec.offset(0), lj = j - dec.offset(1), lk = box.lo[2] - dec.offset(2);
-      std::memcpy(agg.data() + static_cast<size_t>((li * ext[1] + lj) * ext[2] + lk) * site_bytes, values, row);
+      std::memcpy(agg.data() + static_cast<size_t>((li * ext[1] + lj) * ext[2] + lk) * site_bytes, values,
+                  row);
     }
 }
 

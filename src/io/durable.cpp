@@ -36,7 +36,8 @@ std::string durable_rename(const std::string& from, const std::string& to) {
 
 void write_durable_text(const std::string& path, const std::string& text) {
   const std::string tmp = part_name(path);
-  if (std::string err = make_parent_dirs(path); !err.empty()) throw InputError("cannot write '" + path + "': " + err);
+  if (std::string err = make_parent_dirs(path); !err.empty())
+    throw InputError("cannot write '" + path + "': " + err);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError("cannot create '" + tmp + "'");

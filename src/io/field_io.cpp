@@ -14,9 +14,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::unique_ptr<IoImpl> make_impl(IoFormat f) { return f == IoFormat::hdf5 ? make_hdf5_impl() : make_mpiio_impl(f); }
+std::unique_ptr<IoImpl> make_impl(IoFormat f) {
+  return f == IoFormat::hdf5 ? make_hdf5_impl() : make_mpiio_impl(f);
+}
 
-const char* extension(IoFormat f) { return f == IoFormat::binary ? ".bin" : f == IoFormat::ascii ? ".txt" : ".h5"; }
+const char* extension(IoFormat f) {
+  return f == IoFormat::binary ? ".bin" : f == IoFormat::ascii ? ".txt" : ".h5";
+}
 
 // The metadata a reader of this quantity on this lattice expects.
 IoMetadata layout_of(const Decomposition& dec, const IoElement& e) {
@@ -40,7 +44,11 @@ std::string data_file_name(const std::string& stem, int f, int n, IoFormat forma
 }
 
 FieldIo::FieldIo(const Decomposition& dec, IoElement element, IoOptions options)
-    : dec_(dec), options_(options), grid_(dec, options.grid), agg_(dec, std::move(element)), impl_(make_impl(options.format)) {
+    : dec_(dec),
+      options_(options),
+      grid_(dec, options.grid),
+      agg_(dec, std::move(element)),
+      impl_(make_impl(options.format)) {
   if (agg_.element().ncomp < 1) throw InputError("an output needs at least one component per site");
 }
 
@@ -51,7 +59,8 @@ Aggregator& FieldIo::aggregator() {
   return agg_;
 }
 
-void FieldIo::write_begin(const std::string& stem, long step, const FieldView& field, const nlohmann::json& extra) {
+void FieldIo::write_begin(const std::string& stem, long step, const FieldView& field,
+                          const nlohmann::json& extra) {
   aggregator().pack(field);
   write_begin(stem, step, extra);
 }
@@ -170,9 +179,11 @@ IoMetadata FieldIo::read(const std::string& metadata_path) {
   throw_if_any(comm, err);
   const IoMetadata want = layout_of(dec_, agg_.element());
   auto mismatch = [&](const std::string& what, const std::string& have, const std::string& expect) {
-    throw InputError(metadata_path + ": " + what + " mismatch: the file has " + have + ", this run needs " + expect);
+    throw InputError(metadata_path + ": " + what + " mismatch: the file has " + have + ", this run needs " +
+                     expect);
   };
-  if (m.element.type != want.element.type) mismatch("element type", to_string(m.element.type), to_string(want.element.type));
+  if (m.element.type != want.element.type)
+    mismatch("element type", to_string(m.element.type), to_string(want.element.type));
   if (m.element.ncomp != want.element.ncomp)
     mismatch("components per site", std::to_string(m.element.ncomp), std::to_string(want.element.ncomp));
   if (m.size != want.size) mismatch("lattice size", extents_text(m.size, 3), extents_text(want.size, 3));
@@ -184,8 +195,9 @@ IoMetadata FieldIo::read(const std::string& metadata_path) {
   for (size_t f = 0; f < m.files.size() && err.empty(); ++f)
     err = impl->read((fs::path(dir) / m.files[f].path).string(), m.files[f], m, dec_, agg_, &sums[f]);
   throw_if_any(comm, err);
-  mpi_check(MPI_Allreduce(sums.data(), all.data(), static_cast<int>(sums.size()), MPI_UINT64_T, MPI_SUM, comm),
-            "MPI_Allreduce");
+  mpi_check(
+      MPI_Allreduce(sums.data(), all.data(), static_cast<int>(sums.size()), MPI_UINT64_T, MPI_SUM, comm),
+      "MPI_Allreduce");
   for (size_t f = 0; f < m.files.size(); ++f)
     if (all[f] != m.files[f].checksum)
       throw InputError(m.files[f].path + " is corrupted: its checksum is " + checksum_text(all[f]) +

@@ -70,7 +70,8 @@ class Hdf5Impl final : public IoImpl {
     dims[3] = count[3] = static_cast<hsize_t>(e.ncomp);
     start[3] = 0;
     H5 fspace(H5Screate_simple(4, dims, nullptr), H5Sclose);
-    H5 dset(H5Dcreate2(file.id, "data", h5_type(e.type), fspace.id, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    H5 dset(H5Dcreate2(file.id, "data", h5_type(e.type), fspace.id, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+            H5Dclose);
     if (!dset.ok()) return "cannot create the dataset in " + path;
     H5Sselect_hyperslab(fspace.id, H5S_SELECT_SET, start, nullptr, count, nullptr);
     H5 mspace(H5Screate_simple(4, count, nullptr), H5Sclose);
@@ -100,8 +101,10 @@ class Hdf5Impl final : public IoImpl {
     if (H5Sget_simple_extent_ndims(fspace.id) != 4) return path + ": the dataset is not 4-dimensional";
     H5Sget_simple_extent_dims(fspace.id, dims, nullptr);
     for (int d = 0; d < 3; ++d)
-      if (dims[d] != static_cast<hsize_t>(f.extent[d])) return path + ": the dataset's shape does not match the metadata";
-    if (dims[3] != static_cast<hsize_t>(e.ncomp)) return path + ": the dataset's components do not match the metadata";
+      if (dims[d] != static_cast<hsize_t>(f.extent[d]))
+        return path + ": the dataset's shape does not match the metadata";
+    if (dims[3] != static_cast<hsize_t>(e.ncomp))
+      return path + ": the dataset's components do not match the metadata";
     hsize_t count[4], start[4];
     for (int d = 0; d < 3; ++d) {
       count[d] = static_cast<hsize_t>(box.extent(d));
@@ -135,7 +138,8 @@ namespace haloex {
 bool hdf5_available() { return false; }
 std::unique_ptr<IoImpl> make_hdf5_impl() {
   throw InputError(
-      "this haloex was built without parallel HDF5; install libhdf5-openmpi-dev (or libhdf5-mpich-dev for MPICH) "
+      "this haloex was built without parallel HDF5; install libhdf5-openmpi-dev (or libhdf5-mpich-dev for "
+      "MPICH) "
       "and rebuild, or use format = \"binary\"");
 }
 

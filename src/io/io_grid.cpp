@@ -20,7 +20,8 @@ IoGrid::IoGrid(const Decomposition& dec, std::array<int, 3> grid) : grid_(grid) 
     sub_dims[d] = procs_[d] / grid_[d];
     sub_coords[d] = dec.coord(d) % sub_dims[d];
   }
-  file_ = ((dec.coord(0) / sub_dims[0]) * grid_[1] + dec.coord(1) / sub_dims[1]) * grid_[2] + dec.coord(2) / sub_dims[2];
+  file_ = ((dec.coord(0) / sub_dims[0]) * grid_[1] + dec.coord(1) / sub_dims[1]) * grid_[2] +
+          dec.coord(2) / sub_dims[2];
   // Split by file, ordered by the coordinates inside the block, then give the
   // block its own Cartesian topology (no reordering: ranks keep their place).
   const int key = (sub_coords[0] * sub_dims[1] + sub_coords[1]) * sub_dims[2] + sub_coords[2];
@@ -50,10 +51,12 @@ std::array<int, 3> parse_io_grid(const std::string& text) {
   std::istringstream in(t);
   int n = 0;
   for (long v; n < 4 && in >> v; ++n) {
-    if (n == 3 || v < 1) throw InputError("io_grid '" + text + "': expected 1 to 3 positive integers such as 2x1x1");
+    if (n == 3 || v < 1)
+      throw InputError("io_grid '" + text + "': expected 1 to 3 positive integers such as 2x1x1");
     g[n] = static_cast<int>(v);
   }
-  if (n == 0 || !in.eof()) throw InputError("io_grid '" + text + "': expected 1 to 3 positive integers such as 2x1x1");
+  if (n == 0 || !in.eof())
+    throw InputError("io_grid '" + text + "': expected 1 to 3 positive integers such as 2x1x1");
   return g;
 }
 

@@ -31,7 +31,8 @@ uint64_t geometry_checksum(const lb::Solver& solver) {
   IoMetadata m;
   m.element = {IoType::u8, 1, {}, "mask"};
   for (int d = 0; d < 3; ++d) m.size[d] = dec.global_size(d);
-  uint64_t sum = block_checksum(reinterpret_cast<const std::byte*>(mask.data()), subdomain_box(dec), m), all = 0;
+  uint64_t sum = block_checksum(reinterpret_cast<const std::byte*>(mask.data()), subdomain_box(dec), m),
+           all = 0;
   mpi_check(MPI_Allreduce(&sum, &all, 1, MPI_UINT64_T, MPI_SUM, dec.comm()), "MPI_Allreduce");
   return all;
 }
@@ -50,9 +51,12 @@ LbOutput::LbOutput(lb::Solver& solver, const lb::LbConfig& cfg) : solver_(solver
   const Decomposition& dec = solver.decomposition();
   for (const std::string& f : cfg.output_fields) {
     IoElement e;
-    if (f == "density") e = {IoType::f64, 1, {"rho"}, f};
-    else if (f == "velocity") e = {IoType::f64, 3, {"ux", "uy", "uz"}, f};
-    else e = {IoType::u8, 1, {"solid"}, f};
+    if (f == "density")
+      e = {IoType::f64, 1, {"rho"}, f};
+    else if (f == "velocity")
+      e = {IoType::f64, 3, {"ux", "uy", "uz"}, f};
+    else
+      e = {IoType::u8, 1, {"solid"}, f};
     q_.push_back(std::unique_ptr<Quantity>(new Quantity{f, FieldIo(dec, e, opt)}));
   }
 }
@@ -82,10 +86,14 @@ void LbOutput::write() {
   }
   for (auto& q : q_) {
     Aggregator& a = q->io.aggregator();
-    if (q->name == "mask") std::copy(solid.begin(), solid.end(), a.values<uint8_t>());
-    else if (q->name == "density") std::copy(rho.begin(), rho.end(), a.values<double>());
-    else std::copy(u.begin(), u.end(), a.values<double>());
-    q->io.write_begin(stem_of(cfg_.output_dir, q->name, step), step, {{"model", vs.name}, {"case", cfg_.source}});
+    if (q->name == "mask")
+      std::copy(solid.begin(), solid.end(), a.values<uint8_t>());
+    else if (q->name == "density")
+      std::copy(rho.begin(), rho.end(), a.values<double>());
+    else
+      std::copy(u.begin(), u.end(), a.values<double>());
+    q->io.write_begin(stem_of(cfg_.output_dir, q->name, step), step,
+                      {{"model", vs.name}, {"case", cfg_.source}});
   }
   pending_step_ = step;
   if (!cfg_.output_async) complete();
@@ -118,7 +126,8 @@ void LbOutput::finish() {
 std::vector<IoRecord> LbOutput::take_events() { return std::exchange(events_, {}); }
 
 std::vector<std::string> remove_stale_parts(const lb::LbConfig& cfg) {
-  std::vector<std::string> out = remove_stale_parts(cfg.output_dir, {"density-", "velocity-", "mask-", "fields-"});
+  std::vector<std::string> out =
+      remove_stale_parts(cfg.output_dir, {"density-", "velocity-", "mask-", "fields-"});
   for (std::string& p : remove_stale_parts(cfg.checkpoint_dir, {"checkpoint-"})) out.push_back(std::move(p));
   std::error_code ec;
   if (!cfg.summary.empty() && fs::remove(part_name(cfg.summary), ec)) out.push_back(part_name(cfg.summary));
@@ -192,7 +201,8 @@ std::string find_checkpoint(const std::string& path) {
     return path;
   }
   const auto all = checkpoints_in(path);
-  if (all.empty()) throw InputError("restart: no complete checkpoint (checkpoint-NNNNNN.json) in '" + path + "'");
+  if (all.empty())
+    throw InputError("restart: no complete checkpoint (checkpoint-NNNNNN.json) in '" + path + "'");
   return all.back().second;
 }
 
@@ -205,10 +215,13 @@ long restart_from(lb::Solver& solver, const std::string& metadata_path) {
   try {
     m = read_metadata(metadata_path);
     const nlohmann::json& lb = m.extra.contains("lb") ? m.extra["lb"] : nlohmann::json();
-    if (!lb.is_object() || !lb.contains("model") || !lb.contains("physics") || !lb.contains("geometry_checksum"))
-      throw InputError(metadata_path + " is not an LB checkpoint (no extra.lb with model, physics and geometry)");
+    if (!lb.is_object() || !lb.contains("model") || !lb.contains("physics") ||
+        !lb.contains("geometry_checksum"))
+      throw InputError(metadata_path +
+                       " is not an LB checkpoint (no extra.lb with model, physics and geometry)");
     if (lb["model"] != vs.name)
-      throw InputError("restart: the checkpoint is " + lb["model"].get<std::string>() + ", this run is " + vs.name);
+      throw InputError("restart: the checkpoint is " + lb["model"].get<std::string>() + ", this run is " +
+                       vs.name);
     const nlohmann::json want = lb::physics_json(cfg);
     for (auto& [key, value] : want.items())
       if (!lb["physics"].contains(key) || lb["physics"][key] != value)

@@ -11,9 +11,13 @@
 
 namespace haloex {
 
-std::string to_string(IoType t) { return t == IoType::f64 ? "float64" : t == IoType::f32 ? "float32" : "uint8"; }
+std::string to_string(IoType t) {
+  return t == IoType::f64 ? "float64" : t == IoType::f32 ? "float32" : "uint8";
+}
 
-std::string to_string(IoFormat f) { return f == IoFormat::binary ? "binary" : f == IoFormat::ascii ? "ascii" : "hdf5"; }
+std::string to_string(IoFormat f) {
+  return f == IoFormat::binary ? "binary" : f == IoFormat::ascii ? "ascii" : "hdf5";
+}
 
 IoType parse_io_type(const std::string& s) {
   if (s == "float64" || s == "double") return IoType::f64;
@@ -59,7 +63,8 @@ uint64_t splitmix64(uint64_t x) {
 // j[key] with a message naming the key when it is missing or of the wrong type.
 template <class T>
 T get(const nlohmann::json& j, const char* key, const std::string& source) {
-  if (!j.contains(key)) bad(source, std::string("no \"") + key + "\" entry (not a haloex output metadata file?)");
+  if (!j.contains(key))
+    bad(source, std::string("no \"") + key + "\" entry (not a haloex output metadata file?)");
   try {
     return j.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {
@@ -89,7 +94,8 @@ std::string checksum_text(uint64_t c) {
 }
 
 uint64_t parse_checksum(const std::string& s, const std::string& where) {
-  if (s.size() != 18 || s.compare(0, 2, "0x") != 0 || s.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
+  if (s.size() != 18 || s.compare(0, 2, "0x") != 0 ||
+      s.find_first_not_of("0123456789abcdef", 2) != std::string::npos)
     bad(where, "checksum \"" + s + "\" is not 0x and 16 hex digits");
   return std::stoull(s.substr(2), nullptr, 16);
 }
@@ -114,7 +120,10 @@ nlohmann::json IoMetadata::to_json() const {
   if (format == IoFormat::hdf5) j["dataset"] = dataset;
   nlohmann::json fs = nlohmann::json::array();
   for (const FileEntry& f : files)
-    fs.push_back({{"path", f.path}, {"extent", f.extent}, {"offset", f.offset}, {"bytes", f.bytes},
+    fs.push_back({{"path", f.path},
+                  {"extent", f.extent},
+                  {"offset", f.offset},
+                  {"bytes", f.bytes},
                   {"checksum", checksum_text(f.checksum)}});
   j["files"] = fs;
   j["version"] = version.empty() ? std::string(build::version) : version;
@@ -124,7 +133,8 @@ nlohmann::json IoMetadata::to_json() const {
 
 IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) bad(source, "not a JSON object");
-  if (get<int>(j, "haloex_io", source) != 1) bad(source, "\"haloex_io\" must be 1 (written by a newer haloex?)");
+  if (get<int>(j, "haloex_io", source) != 1)
+    bad(source, "\"haloex_io\" must be 1 (written by a newer haloex?)");
   IoMetadata m;
   m.name = get<std::string>(j, "name", source);
   m.element.name = m.name;
@@ -141,7 +151,8 @@ IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& sou
   if (get<long>(j, "record_bytes", source) != static_cast<long>(m.element.record_bytes(m.format)))
     bad(source, "\"record_bytes\" does not match the type, ncomp and format");
   m.endianness = get<std::string>(j, "endianness", source);
-  if (m.endianness != "little" && m.endianness != "big") bad(source, "\"endianness\" must be \"little\" or \"big\"");
+  if (m.endianness != "little" && m.endianness != "big")
+    bad(source, "\"endianness\" must be \"little\" or \"big\"");
   m.ndim = get<int>(j, "ndim", source);
   if (m.ndim != 2 && m.ndim != 3) bad(source, "\"ndim\" must be 2 or 3");
   m.size = triple<long>(j, "size", source);
@@ -150,7 +161,8 @@ IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& sou
   m.process_grid = triple<int>(j, "process_grid", source);
   for (int d = 0; d < 3; ++d) {
     if (m.size[d] < 1) bad(source, "\"size\" entries must be >= 1");
-    if (m.io_grid[d] < 1 || m.io_grid[d] > m.size[d]) bad(source, "\"io_grid\" entries must lie in [1, size]");
+    if (m.io_grid[d] < 1 || m.io_grid[d] > m.size[d])
+      bad(source, "\"io_grid\" entries must lie in [1, size]");
   }
   if (m.format == IoFormat::hdf5) m.dataset = get<std::string>(j, "dataset", source);
   if (!j.contains("files") || !j["files"].is_array()) bad(source, "no \"files\" list");
@@ -160,7 +172,8 @@ IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& sou
     const std::string where = source + ": files[" + std::to_string(i) + "]";
     FileEntry f;
     f.path = get<std::string>(e, "path", where);
-    if (f.path.empty() || f.path.find('/') != std::string::npos) bad(where, "\"path\" must be a file name beside the metadata");
+    if (f.path.empty() || f.path.find('/') != std::string::npos)
+      bad(where, "\"path\" must be a file name beside the metadata");
     f.extent = triple<long>(e, "extent", where);
     f.offset = triple<long>(e, "offset", where);
     f.bytes = get<long>(e, "bytes", where);
@@ -178,7 +191,8 @@ IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& sou
   }
   if (m.files.size() != static_cast<size_t>(m.io_grid[0] * m.io_grid[1] * m.io_grid[2]))
     bad(source, "the number of files does not match the io_grid");
-  if (volume != m.size[0] * m.size[1] * m.size[2]) bad(source, "the files do not cover the lattice exactly once");
+  if (volume != m.size[0] * m.size[1] * m.size[2])
+    bad(source, "the files do not cover the lattice exactly once");
   m.version = get<std::string>(j, "version", source);
   if (j.contains("extra")) m.extra = j["extra"];
   return m;

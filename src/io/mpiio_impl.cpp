@@ -27,7 +27,8 @@ Datatype block_type(size_t record, const std::array<long, 3>& sizes, const std::
   const Datatype rec_owner(rec);
   int n[3], s[3], o[3];
   for (int d = 0; d < 3; ++d) {
-    if (sizes[d] > 2147483647L) throw InputError("a file block is too large for an MPI subarray (over 2^31 sites along one dimension)");
+    if (sizes[d] > 2147483647L)
+      throw InputError("a file block is too large for an MPI subarray (over 2^31 sites along one dimension)");
     n[d] = static_cast<int>(sizes[d]);
     s[d] = static_cast<int>(sub[d]);
     o[d] = static_cast<int>(start[d]);
@@ -44,7 +45,8 @@ void format_values(const std::byte* in, long sites, const IoElement& e, char* ou
   for (long s = 0; s < sites; ++s) {
     char tmp[40];
     for (int c = 0; c < e.ncomp; ++c) {
-      const std::byte* v = in + (static_cast<size_t>(s) * static_cast<size_t>(e.ncomp) + static_cast<size_t>(c)) * es;
+      const std::byte* v =
+          in + (static_cast<size_t>(s) * static_cast<size_t>(e.ncomp) + static_cast<size_t>(c)) * es;
       char* o = out + (static_cast<size_t>(s) * static_cast<size_t>(e.ncomp) + static_cast<size_t>(c)) * w;
       if (e.type == IoType::f64) {
         double x;
@@ -131,7 +133,8 @@ class MpiioImpl final : public IoImpl {
     if (rc == MPI_SUCCESS) rc = MPI_File_set_view(fh_, 0, MPI_BYTE, view_.get(), "native", MPI_INFO_NULL);
     if (rc != MPI_SUCCESS) return mpi_error(rc, "cannot prepare " + path);
     const long count = agg.sites() * static_cast<long>(record);
-    if (count > 2147483647L) return "a rank's block of " + path + " exceeds 2 GiB; use more ranks or a finer io_grid";
+    if (count > 2147483647L)
+      return "a rank's block of " + path + " exceeds 2 GiB; use more ranks or a finer io_grid";
     // Non-blocking and independent (not MPI_File_write_all): Open MPI 4.1's
     // collective writer (fcoll vulcan) was seen to drop a block.
     rc = MPI_File_iwrite(fh_, buf, static_cast<int>(count), MPI_BYTE, &req_);
@@ -193,7 +196,9 @@ class MpiioImpl final : public IoImpl {
     std::vector<std::byte> values(static_cast<size_t>(box.volume()) * static_cast<size_t>(e.ncomp) * es);
     if (m.format == IoFormat::ascii) {
       const long bad = parse_values(raw.data(), box.volume() * e.ncomp, e.type, values.data());
-      if (bad >= 0) return path + ": value " + std::to_string(bad) + " of this rank's block is not a number (corrupted file?)";
+      if (bad >= 0)
+        return path + ": value " + std::to_string(bad) +
+               " of this rank's block is not a number (corrupted file?)";
     } else {
       std::memcpy(values.data(), raw.data(), values.size());
     }

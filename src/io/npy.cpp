@@ -8,8 +8,8 @@
 #include <regex>
 
 #include "haloex/core/mpi.hpp"
-#include "haloex/io/aggregator.hpp"
 #include "haloex/core/paths.hpp"
+#include "haloex/io/aggregator.hpp"
 #include "haloex/io/durable.hpp"
 
 namespace haloex {
@@ -52,11 +52,14 @@ NpyInfo read_npy_info(const std::string& path) {
   in.read(pre, 10);
   if (in.gcount() != 10 || std::memcmp(pre, magic, 6) != 0)
     throw InputError("'" + path + "' is not a .npy file (no \\x93NUMPY magic)");
-  if (pre[6] != 1) throw InputError("'" + path + "' is .npy format " + std::to_string(int(pre[6])) + ", only 1.0 is read");
-  const size_t len = static_cast<unsigned char>(pre[8]) | (static_cast<size_t>(static_cast<unsigned char>(pre[9])) << 8);
+  if (pre[6] != 1)
+    throw InputError("'" + path + "' is .npy format " + std::to_string(int(pre[6])) + ", only 1.0 is read");
+  const size_t len =
+      static_cast<unsigned char>(pre[8]) | (static_cast<size_t>(static_cast<unsigned char>(pre[9])) << 8);
   std::string dict(len, '\0');
   in.read(dict.data(), static_cast<std::streamsize>(len));
-  if (static_cast<size_t>(in.gcount()) != len) throw InputError("'" + path + "' is truncated inside its header");
+  if (static_cast<size_t>(in.gcount()) != len)
+    throw InputError("'" + path + "' is truncated inside its header");
   NpyInfo info;
   std::smatch m;
   if (!std::regex_search(dict, m, std::regex("'descr': *'([<|=]?)(f8|f4)'")))
@@ -73,11 +76,13 @@ NpyInfo read_npy_info(const std::string& path) {
   info.data_offset = 10 + len;
   double count = 1;
   for (long n : info.shape) count *= static_cast<double>(n);
-  const double want = static_cast<double>(info.data_offset) + count * static_cast<double>(element_size(info.type));
+  const double want =
+      static_cast<double>(info.data_offset) + count * static_cast<double>(element_size(info.type));
   const auto have = static_cast<double>(std::filesystem::file_size(path));
   if (have < want)
-    throw InputError("'" + path + "' is truncated: its header promises " + std::to_string(static_cast<long>(want)) +
-                     " bytes, the file has " + std::to_string(static_cast<long>(have)));
+    throw InputError("'" + path + "' is truncated: its header promises " +
+                     std::to_string(static_cast<long>(want)) + " bytes, the file has " +
+                     std::to_string(static_cast<long>(have)));
   return info;
 }
 
@@ -96,8 +101,9 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
 
   // Every rank learns the same outcome, so all throw (or none) together.
   auto agree = [&](int rc, const std::string& what) {
-    throw_if_any(comm, rc == MPI_SUCCESS ? std::string()
-                                         : "cannot write '" + path + "': " + what + " (" + mpi_error_string(rc) + ")");
+    throw_if_any(comm, rc == MPI_SUCCESS
+                           ? std::string()
+                           : "cannot write '" + path + "': " + what + " (" + mpi_error_string(rc) + ")");
   };
   const std::string tmp = part_name(path);
   std::string dir_err;
@@ -111,7 +117,8 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
         "cannot create " + tmp);
   int rc = MPI_SUCCESS;
   if (dec.rank() == 0)
-    rc = MPI_File_write_at(fh, 0, header.data(), static_cast<int>(header.size()), MPI_BYTE, MPI_STATUS_IGNORE);
+    rc =
+        MPI_File_write_at(fh, 0, header.data(), static_cast<int>(header.size()), MPI_BYTE, MPI_STATUS_IGNORE);
   const MPI_Datatype elem = mpi_type(s.type);
   std::vector<int> sizes, sub, starts;
   for (int d = 0; d < nd; ++d) {
@@ -123,11 +130,13 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
   sub.push_back(s.ncomp);
   starts.push_back(0);
   MPI_Datatype block = MPI_DATATYPE_NULL;
-  mpi_check(MPI_Type_create_subarray(nd + 1, sizes.data(), sub.data(), starts.data(), MPI_ORDER_C, elem, &block),
-            "MPI_Type_create_subarray");
+  mpi_check(
+      MPI_Type_create_subarray(nd + 1, sizes.data(), sub.data(), starts.data(), MPI_ORDER_C, elem, &block),
+      "MPI_Type_create_subarray");
   mpi_check(MPI_Type_commit(&block), "MPI_Type_commit");
   const Datatype owned(block);
-  int rc2 = MPI_File_set_view(fh, static_cast<MPI_Offset>(header.size()), elem, block, "native", MPI_INFO_NULL);
+  int rc2 =
+      MPI_File_set_view(fh, static_cast<MPI_Offset>(header.size()), elem, block, "native", MPI_INFO_NULL);
   if (rc2 == MPI_SUCCESS) {
     const long count = dec.local_volume() * s.ncomp;
     if (count > 2147483647L) rc2 = MPI_ERR_COUNT;
@@ -135,7 +144,8 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
     // (fcoll vulcan) intermittently dropped a block of a small float array
     // written this way (1 run in 4 on 3 ranks); the independent path and
     // ROMIO never did.
-    else rc2 = MPI_File_write(fh, agg.data(), static_cast<int>(count), elem, MPI_STATUS_IGNORE);
+    else
+      rc2 = MPI_File_write(fh, agg.data(), static_cast<int>(count), elem, MPI_STATUS_IGNORE);
   }
   const int rc3 = MPI_File_close(&fh);
   const int failed = rc != MPI_SUCCESS ? rc : (rc2 != MPI_SUCCESS ? rc2 : rc3);

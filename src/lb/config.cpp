@@ -10,8 +10,8 @@
 #include <map>
 #include <sstream>
 
-#include "haloex/grid/box.hpp"
 #include "haloex/core/paths.hpp"
+#include "haloex/grid/box.hpp"
 #include "haloex/lb/velocity_set.hpp"
 
 namespace haloex::lb {
@@ -61,7 +61,8 @@ std::string as_string(const toml::node& n, const std::string& where) {
 }
 
 template <class T, class F>
-std::array<T, 3> as_triple(const toml::node& n, const std::string& where, F element, T fill, size_t min_len = 1) {
+std::array<T, 3> as_triple(const toml::node& n, const std::string& where, F element, T fill,
+                           size_t min_len = 1) {
   const toml::array* a = n.as_array();
   if (!a || a->size() < min_len || a->size() > 3)
     bad(where, "expected an array of " + std::string(min_len == 3 ? "3" : "1 to 3") + " values");
@@ -74,32 +75,41 @@ std::vector<std::string> as_strings(const toml::node& n, const std::string& wher
   const toml::array* a = n.as_array();
   if (!a) bad(where, "expected an array of strings");
   std::vector<std::string> out;
-  for (size_t i = 0; i < a->size(); ++i) out.push_back(as_string(*a->get(i), where + "[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < a->size(); ++i)
+    out.push_back(as_string(*a->get(i), where + "[" + std::to_string(i) + "]"));
   return out;
 }
 
 std::array<int, 3> as_grid(const toml::node& n, const std::string& where) {
-  return as_triple<int>(n, where, [](const toml::node& e, const std::string& x) { return int(as_long(e, x)); }, 1);
+  return as_triple<int>(
+      n, where, [](const toml::node& e, const std::string& x) { return int(as_long(e, x)); }, 1);
 }
 
 Obstacle read_obstacle(const toml::table& t, const std::string& where) {
   Obstacle o;
   for (auto&& [k, v] : t) {
     const std::string key(k.str()), w = where + "." + key;
-    if (key == "shape") o.shape = as_string(v, w);
-    else if (key == "center") o.center = as_triple<double>(v, w, as_double, 0.0, 2);
-    else if (key == "radius") o.radius = as_double(v, w);
+    if (key == "shape")
+      o.shape = as_string(v, w);
+    else if (key == "center")
+      o.center = as_triple<double>(v, w, as_double, 0.0, 2);
+    else if (key == "radius")
+      o.radius = as_double(v, w);
     else if (key == "axis") {
       const std::string a = as_string(v, w);
       if (a != "x" && a != "y" && a != "z") bad(w, "expected \"x\", \"y\" or \"z\", got \"" + a + "\"");
       o.axis = a[0] - 'x';
-    } else if (key == "lo") o.lo = as_triple<long>(v, w, as_long, 0L, 2);
-    else if (key == "hi") o.hi = as_triple<long>(v, w, as_long, 1L, 2);
-    else bad(w, "unknown key (valid: shape, center, radius, axis, lo, hi)");
+    } else if (key == "lo")
+      o.lo = as_triple<long>(v, w, as_long, 0L, 2);
+    else if (key == "hi")
+      o.hi = as_triple<long>(v, w, as_long, 1L, 2);
+    else
+      bad(w, "unknown key (valid: shape, center, radius, axis, lo, hi)");
   }
   if (o.shape != "sphere" && o.shape != "cylinder" && o.shape != "box")
     bad(where + ".shape", "expected \"sphere\", \"cylinder\" or \"box\", got \"" + o.shape + "\"");
-  if ((o.shape == "sphere" || o.shape == "cylinder") && !(o.radius > 0)) bad(where + ".radius", "must be > 0");
+  if ((o.shape == "sphere" || o.shape == "cylinder") && !(o.radius > 0))
+    bad(where + ".radius", "must be > 0");
   return o;
 }
 
@@ -113,19 +123,26 @@ const std::map<std::string, std::vector<Key>>& keys() {
         {"periodic", "periodicity per dimension; faces of non-periodic ones are bounce-back walls",
          [](auto& n, auto& c, auto& w) { c.periodic = as_triple<bool>(n, w, as_bool, true); }},
         {"procs", "process grid, 0 = chosen by MPI_Dims_create (default [0, 0, 0])",
-         [](auto& n, auto& c, auto& w) { c.procs = as_triple<int>(n, w, [](const toml::node& e, const std::string& x) { return int(as_long(e, x)); }, 0); }}}},
+         [](auto& n, auto& c, auto& w) {
+           c.procs = as_triple<int>(
+               n, w, [](const toml::node& e, const std::string& x) { return int(as_long(e, x)); }, 0);
+         }}}},
       {"physics",
-       {{"collision", "bgk (default) or trt", [](auto& n, auto& c, auto& w) { c.collision = parse_choice<Collision>(as_string(n, w), w); }},
+       {{"collision", "bgk (default) or trt",
+         [](auto& n, auto& c, auto& w) { c.collision = parse_choice<Collision>(as_string(n, w), w); }},
         {"tau", "relaxation time (> 1/2); viscosity = (tau - 1/2) / 3",
          [](auto& n, auto& c, auto& w) { c.tau = as_double(n, w); }},
         {"magic", "TRT magic parameter Lambda (default 3/16: exact half-way walls)",
          [](auto& n, auto& c, auto& w) { c.magic = as_double(n, w); }},
         {"force", "body force per unit volume (Guo forcing), e.g. [1e-6, 0, 0]",
          [](auto& n, auto& c, auto& w) { c.force = as_triple<double>(n, w, as_double, 0.0); }},
-        {"rho0", "reference density (default 1)", [](auto& n, auto& c, auto& w) { c.rho0 = as_double(n, w); }}}},
+        {"rho0", "reference density (default 1)",
+         [](auto& n, auto& c, auto& w) { c.rho0 = as_double(n, w); }}}},
       {"init",
-       {{"type", "uniform (default) or shear_wave", [](auto& n, auto& c, auto& w) { c.init = as_string(n, w); }},
-        {"velocity", "initial uniform velocity", [](auto& n, auto& c, auto& w) { c.velocity = as_triple<double>(n, w, as_double, 0.0); }},
+       {{"type", "uniform (default) or shear_wave",
+         [](auto& n, auto& c, auto& w) { c.init = as_string(n, w); }},
+        {"velocity", "initial uniform velocity",
+         [](auto& n, auto& c, auto& w) { c.velocity = as_triple<double>(n, w, as_double, 0.0); }},
         {"amplitude", "shear_wave: u_x = amplitude * sin(2 pi y / ny)",
          [](auto& n, auto& c, auto& w) { c.amplitude = as_double(n, w); }}}},
       {"boundary",
@@ -134,7 +151,8 @@ const std::map<std::string, std::vector<Key>>& keys() {
         {"wall_velocity", "velocity of the moving wall, tangential to it",
          [](auto& n, auto& c, auto& w) { c.wall_velocity = as_triple<double>(n, w, as_double, 0.0); }}}},
       {"geometry",
-       {{"obstacle", "array of tables [[geometry.obstacle]]: shape = sphere|cylinder|box, center, radius, axis, lo, hi",
+       {{"obstacle",
+         "array of tables [[geometry.obstacle]]: shape = sphere|cylinder|box, center, radius, axis, lo, hi",
          [](auto& n, auto& c, auto& w) {
            const toml::array* a = n.as_array();
            if (!a) bad(w, "expected [[geometry.obstacle]] tables");
@@ -148,34 +166,46 @@ const std::map<std::string, std::vector<Key>>& keys() {
          [](auto& n, auto& c, auto& w) { c.mask_file = as_string(n, w); }}}},
       {"run",
        {{"steps", "time steps (default 100)", [](auto& n, auto& c, auto& w) { c.steps = as_long(n, w); }},
-        {"kernel", "aa (in place, default) or pull (two grids)", [](auto& n, auto& c, auto& w) { c.kernel = parse_choice<Kernel>(as_string(n, w), w); }},
-        {"layout", "soa (default) or aos", [](auto& n, auto& c, auto& w) { c.layout = keyed(w, [&] { return parse_layout(as_string(n, w)); }); }},
-        {"strategy", "halo strategy by name (see `haloex info`), default auto (times them all, runs the fastest)",
+        {"kernel", "aa (in place, default) or pull (two grids)",
+         [](auto& n, auto& c, auto& w) { c.kernel = parse_choice<Kernel>(as_string(n, w), w); }},
+        {"layout", "soa (default) or aos",
+         [](auto& n, auto& c, auto& w) {
+           c.layout = keyed(w, [&] { return parse_layout(as_string(n, w)); });
+         }},
+        {"strategy",
+         "halo strategy by name (see `haloex info`), default auto (times them all, runs the fastest)",
          [](auto& n, auto& c, auto& w) { c.strategy = as_string(n, w); }},
-        {"overlap", "none (default), interior or map", [](auto& n, auto& c, auto& w) { c.overlap = parse_choice<Overlap>(as_string(n, w), w); }},
+        {"overlap", "none (default), interior or map",
+         [](auto& n, auto& c, auto& w) { c.overlap = parse_choice<Overlap>(as_string(n, w), w); }},
         {"halo", "reduced (default: only the populations that cross, exact for every kernel) or full",
          [](auto& n, auto& c, auto& w) {
            const std::string h = as_string(n, w);
            if (h == "auto")
-             bad(w, "\"auto\" is now called \"reduced\" (only the populations that cross, exact for every "
-                    "kernel); \"auto\" names the halo strategy that times the others (run.strategy)");
+             bad(w,
+                 "\"auto\" is now called \"reduced\" (only the populations that cross, exact for every "
+                 "kernel); \"auto\" names the halo strategy that times the others (run.strategy)");
            c.halo = parse_choice<HaloMode>(h, w);
          }},
         {"schedule",
-         "worksharing (default: omp for over the rows of a sweep) or taskloop (omp taskloop, one task per thread)",
+         "worksharing (default: omp for over the rows of a sweep) or taskloop (omp taskloop, one task per "
+         "thread)",
          [](auto& n, auto& c, auto& w) { c.schedule = parse_choice<Schedule>(as_string(n, w), w); }},
         {"periodic_wrap",
-         "true (default): on a periodic dimension one rank holds whole, the kernels read across the boundary; "
+         "true (default): on a periodic dimension one rank holds whole, the kernels read across the "
+         "boundary; "
          "false: copy that halo every step",
          [](auto& n, auto& c, auto& w) { c.periodic_wrap = as_bool(n, w); }},
         {"wall_tables",
-         "true (default): with SoA, sites next to resting walls on the lattice faces stay on the vectorised path "
+         "true (default): with SoA, sites next to resting walls on the lattice faces stay on the vectorised "
+         "path "
          "(bounce-back as entries of the neighbour tables); false: they take the one-site bounce-back path",
          [](auto& n, auto& c, auto& w) { c.wall_tables = as_bool(n, w); }},
         {"field_memory",
          "heap (default) or node (populations in a window shared with the node's ranks, so the shm strategy "
          "copies halos straight from a neighbour)",
-         [](auto& n, auto& c, auto& w) { c.field_memory = keyed(w, [&] { return parse_field_memory(as_string(n, w)); }); }},
+         [](auto& n, auto& c, auto& w) {
+           c.field_memory = keyed(w, [&] { return parse_field_memory(as_string(n, w)); });
+         }},
         {"progress", "seconds between progress lines on rank 0, 0 = none (default 2)",
          [](auto& n, auto& c, auto& w) { c.progress_s = as_double(n, w); }}}},
       {"monitor",
@@ -248,7 +278,8 @@ int LbConfig::ndim() const { return velocity_set == "D2Q9" ? 2 : 3; }
 
 long LbConfig::sites() const { return size[0] * size[1] * (ndim() == 3 ? size[2] : 1); }
 
-LbConfig parse_lb_config(const std::string& text, const std::string& source, const std::vector<std::string>& overrides) {
+LbConfig parse_lb_config(const std::string& text, const std::string& source,
+                         const std::vector<std::string>& overrides) {
   toml::table root;
   try {
     root = toml::parse(text, source);
@@ -280,7 +311,9 @@ LbConfig parse_lb_config(const std::string& text, const std::string& source, con
       const Key* found = nullptr;
       for (const Key& cand : it->second)
         if (key == cand.name) found = &cand;
-      if (!found) throw InputError(where + ": unknown key (valid keys in [" + section + "]: " + valid_keys(it->second) + ")");
+      if (!found)
+        throw InputError(where + ": unknown key (valid keys in [" + section + "]: " + valid_keys(it->second) +
+                         ")");
       found->read(v, c, where);
     }
   }
@@ -327,17 +360,21 @@ bool covers_a_site(const Obstacle& o, const LbConfig& c) {
 
 void validate(const LbConfig& c) {
   const std::string& s = c.source;
-  keyed(s + ": lattice.velocity_set", [&] { return velocity_set(c.velocity_set); });  // throws for an unknown name
+  keyed(s + ": lattice.velocity_set",
+        [&] { return velocity_set(c.velocity_set); });  // throws for an unknown name
   const int nd = c.ndim();
   for (int d = 0; d < nd; ++d)
     if (c.size[d] < 1) bad(s, "lattice.size must be >= 1 in every dimension");
   if (nd == 2 && c.size[2] != 1) bad(s, "lattice.size has 3 values but " + c.velocity_set + " is 2-D");
   if (!(c.tau > 0.5))
-    bad(s, "physics.tau = " + std::to_string(c.tau) + " must be > 1/2 (the viscosity (tau - 1/2)/3 must be positive)");
+    bad(s, "physics.tau = " + std::to_string(c.tau) +
+               " must be > 1/2 (the viscosity (tau - 1/2)/3 must be positive)");
   if (!(c.magic > 0)) bad(s, "physics.magic must be > 0");
   if (!(c.rho0 > 0)) bad(s, "physics.rho0 must be > 0");
-  if (c.init != "uniform" && c.init != "shear_wave") bad(s, "init.type must be \"uniform\" or \"shear_wave\", got \"" + c.init + "\"");
-  if (c.init == "shear_wave" && !c.periodic[1]) bad(s, "init.type = \"shear_wave\" needs a periodic y dimension");
+  if (c.init != "uniform" && c.init != "shear_wave")
+    bad(s, "init.type must be \"uniform\" or \"shear_wave\", got \"" + c.init + "\"");
+  if (c.init == "shear_wave" && !c.periodic[1])
+    bad(s, "init.type = \"shear_wave\" needs a periodic y dimension");
   if (!c.moving_wall.empty()) {
     Offset o{};
     try {
@@ -348,9 +385,13 @@ void validate(const LbConfig& c) {
     int dim = -1, n = 0;
     for (int d = 0; d < 3; ++d)
       if (o[d] != 0) dim = d, ++n;
-    if (n != 1 || dim >= nd) bad(s, "boundary.moving_wall = \"" + c.moving_wall + "\" is not a face of this lattice");
-    if (c.periodic[dim]) bad(s, "boundary.moving_wall = \"" + c.moving_wall + "\" lies on a periodic dimension; make it non-periodic");
-    if (c.wall_velocity[dim] != 0) bad(s, "boundary.wall_velocity must be tangential to the wall (its normal component must be 0)");
+    if (n != 1 || dim >= nd)
+      bad(s, "boundary.moving_wall = \"" + c.moving_wall + "\" is not a face of this lattice");
+    if (c.periodic[dim])
+      bad(s, "boundary.moving_wall = \"" + c.moving_wall +
+                 "\" lies on a periodic dimension; make it non-periodic");
+    if (c.wall_velocity[dim] != 0)
+      bad(s, "boundary.wall_velocity must be tangential to the wall (its normal component must be 0)");
   }
   for (size_t i = 0; i < c.obstacles.size(); ++i) {
     const Obstacle& o = c.obstacles[i];
@@ -359,7 +400,8 @@ void validate(const LbConfig& c) {
       for (int d = 0; d < nd; ++d)
         if (o.lo[d] >= o.hi[d]) bad(s, w + ": the box has lo >= hi along " + std::string(1, "xyz"[d]));
     if (!covers_a_site(o, c))
-      bad(s, w + ": the " + o.shape + " covers no site of the lattice (sites 0 .. size - 1 in each dimension)");
+      bad(s,
+          w + ": the " + o.shape + " covers no site of the lattice (sites 0 .. size - 1 in each dimension)");
   }
   if (c.steps < 0) bad(s, "run.steps must be >= 0");
   // In node memory `shm` reads a neighbour's populations while they are in
@@ -367,8 +409,10 @@ void validate(const LbConfig& c) {
   // the boundary layer that a full halo sends (never ones a reduced halo does).
   if (c.field_memory == FieldMemory::node && c.kernel == Kernel::aa && c.halo == HaloMode::full &&
       c.overlap != Overlap::none)
-    bad(s, "run.field_memory = \"node\" with the aa kernel, halo = \"full\" and overlap = \"" + to_string(c.overlap) +
-               "\" would let neighbours read populations while the kernel rewrites them; use halo = \"reduced\"");
+    bad(s, "run.field_memory = \"node\" with the aa kernel, halo = \"full\" and overlap = \"" +
+               to_string(c.overlap) +
+               "\" would let neighbours read populations while the kernel rewrites them; use halo = "
+               "\"reduced\"");
   if (c.progress_s < 0) bad(s, "run.progress must be >= 0");
   if (c.monitor_every < 1) bad(s, "monitor.every must be >= 1");
   if (c.monitor_mode != "nonblocking" && c.monitor_mode != "blocking" && c.monitor_mode != "off")
@@ -378,7 +422,8 @@ void validate(const LbConfig& c) {
   if (c.output_every > 0)
     if (const std::string e = output_dir_problem(c.output_dir); !e.empty()) bad(s, "output.dir: " + e);
   if (c.checkpoint_every > 0)
-    if (const std::string e = output_dir_problem(c.checkpoint_dir); !e.empty()) bad(s, "checkpoint.dir: " + e);
+    if (const std::string e = output_dir_problem(c.checkpoint_dir); !e.empty())
+      bad(s, "checkpoint.dir: " + e);
   if (!c.summary.empty())
     if (const std::string e = output_file_problem(c.summary); !e.empty()) bad(s, "output.summary: " + e);
   if (c.output_format != "binary" && c.output_format != "ascii" && c.output_format != "hdf5")
@@ -426,9 +471,11 @@ nlohmann::json config_json(const LbConfig& c) {
   j["monitor_every"] = c.monitor_every;
   j["monitor_mode"] = c.monitor_mode;
   j["mach_limit"] = c.mach_limit;
-  j["output"] = {{"every", c.output_every}, {"dir", c.output_dir}, {"format", c.output_format},
+  j["output"] = {{"every", c.output_every},   {"dir", c.output_dir},         {"format", c.output_format},
                  {"fields", c.output_fields}, {"io_grid", c.output_io_grid}, {"async", c.output_async}};
-  j["checkpoint"] = {{"every", c.checkpoint_every}, {"dir", c.checkpoint_dir}, {"keep", c.checkpoint_keep},
+  j["checkpoint"] = {{"every", c.checkpoint_every},
+                     {"dir", c.checkpoint_dir},
+                     {"keep", c.checkpoint_keep},
                      {"io_grid", c.checkpoint_io_grid}};
   return j;
 }

@@ -12,8 +12,8 @@ std::vector<uint8_t> read_mask_file(const LbConfig& c) {
   const long bytes = static_cast<long>(in.tellg());
   const long expect = c.sites();
   if (bytes != expect)
-    throw InputError("obstacle mask file '" + c.mask_file + "' has " + std::to_string(bytes) + " bytes but the lattice " +
-                     std::to_string(c.size[0]) + "x" + std::to_string(c.size[1]) +
+    throw InputError("obstacle mask file '" + c.mask_file + "' has " + std::to_string(bytes) +
+                     " bytes but the lattice " + std::to_string(c.size[0]) + "x" + std::to_string(c.size[1]) +
                      (c.ndim() == 3 ? "x" + std::to_string(c.size[2]) : std::string()) + " needs " +
                      std::to_string(expect) + " (one byte per site, x fastest)");
   std::vector<uint8_t> m(static_cast<size_t>(bytes));
@@ -62,8 +62,10 @@ std::vector<uint8_t> site_kinds(const LbConfig& c, const Decomposition& dec, con
           } else {
             const int side = g[d] < 0 ? -1 : 1;
             const bool is_moving = moving[d] == side;
-            if (is_moving) kind = site_moving_wall;
-            else if (kind != site_moving_wall) kind = site_solid;
+            if (is_moving)
+              kind = site_moving_wall;
+            else if (kind != site_moving_wall)
+              kind = site_solid;
           }
         }
         if (kind == site_fluid) {
@@ -100,7 +102,8 @@ void SiteMap::build(const FieldShape& shape, int ndim, const std::vector<uint8_t
         if (kinds[static_cast<size_t>(s)] == site_fluid) {
           type = plain;
           for (long o : offsets)
-            if (kinds[static_cast<size_t>(s + o)] != site_fluid || kinds[static_cast<size_t>(s - o)] != site_fluid)
+            if (kinds[static_cast<size_t>(s + o)] != site_fluid ||
+                kinds[static_cast<size_t>(s - o)] != site_fluid)
               type = boundary;
           ++fluid_;
           boundary_ += type == boundary;

@@ -53,8 +53,10 @@ struct Stats {
 // (which the compiler may not drop under IEEE rules).
 template <int S>
 HALOEX_LB_INLINE void accumulate(double& acc, double v) {
-  if constexpr (S > 0) acc += v;
-  else if constexpr (S < 0) acc -= v;
+  if constexpr (S > 0)
+    acc += v;
+  else if constexpr (S < 0)
+    acc -= v;
 }
 
 template <int S0, int S1, int S2>
@@ -145,10 +147,12 @@ HALOEX_LB_INLINE void relax(F f, Out out, const Moments& m, const Collision& p) 
 /// Relax one site's populations f (pre-collision) into out; returns the
 /// density and |u|^2 for monitoring.
 template <class L, bool Forced>
-HALOEX_LB_INLINE void collide(const double* f, double* out, const Collision& p, double& rho_out, double& u2_out) {
+HALOEX_LB_INLINE void collide(const double* f, double* out, const Collision& p, double& rho_out,
+                              double& u2_out) {
   auto in = [&](auto I) __attribute__((always_inline)) { return f[I]; };
   const Moments m = moments<L, Forced>(in, p);
-  relax<L, Forced>(in, [&](auto I, double v) __attribute__((always_inline)) { out[I] = v; }, m, p);
+  relax<L, Forced>(
+      in, [&](auto I, double v) __attribute__((always_inline)) { out[I] = v; }, m, p);
   rho_out = m.rho;
   u2_out = m.u2;
 }
@@ -156,20 +160,22 @@ HALOEX_LB_INLINE void collide(const double* f, double* out, const Collision& p, 
 /// Element index of (site, direction) in either layout.
 template <bool Soa, int Q>
 HALOEX_LB_INLINE long at(long s, int i, long cs) {
-  if constexpr (Soa) return i * cs + s;
-  else return s * Q + i;
+  if constexpr (Soa)
+    return i * cs + s;
+  else
+    return s * Q + i;
 }
 
 /// What every kernel gets besides its arrays.
 struct Context {
-  long cs = 0;                  // SoA: elements between directions
+  long cs = 0;  // SoA: elements between directions
   // Site-index displacement to the neighbour in each direction: s + nb[i] is
   // the site at x + c_i. In the bulk nb[i] = c_i . stride; on a face of a
   // dimension this rank wraps periodically (no halo copy) it points across
   // the lattice instead, so reads use nb[opposite(i)], never -nb[i].
   const long* nb = nullptr;
   const uint8_t* kind = nullptr;
-  const double* wall = nullptr; // moving-wall term per direction
+  const double* wall = nullptr;  // moving-wall term per direction
   Collision coll;
 };
 
@@ -224,18 +230,21 @@ inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load lo
       });
     }
     auto f_of = [&](long k) __attribute__((always_inline)) {
-      return [&, k](auto I) __attribute__((always_inline)) -> double {
-        if constexpr (Staged) return in[I][k];
-        else return load(c0 + k, I);
+      return [&, k ](auto I) __attribute__((always_inline))->double {
+        if constexpr (Staged)
+          return in[I][k];
+        else
+          return load(c0 + k, I);
       };
     };
-    // Two passes keep few values live at once: the moments first, then the
-    // pairs, which read the populations again from L1. One pass would hold
-    // all q of them across the moment sums and spill them to the stack.
+      // Two passes keep few values live at once: the moments first, then the
+      // pairs, which read the populations again from L1. One pass would hold
+      // all q of them across the moment sums and spill them to the stack.
 #pragma GCC ivdep
     for (long k = 0; k < m; ++k) {
       const Moments mo = moments<L, Forced>(f_of(k), p);
-      rho_b[k] = mo.rho, ux_b[k] = mo.ux, uy_b[k] = mo.uy, uz_b[k] = mo.uz, u2_b[k] = mo.u2, base_b[k] = mo.base;
+      rho_b[k] = mo.rho, ux_b[k] = mo.ux, uy_b[k] = mo.uy, uz_b[k] = mo.uz, u2_b[k] = mo.u2,
+      base_b[k] = mo.base;
       if constexpr (Forced) uf_b[k] = mo.uf;
     }
 #pragma GCC ivdep
@@ -246,8 +255,10 @@ inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load lo
       relax<L, Forced>(
           f_of(k),
           [&](auto I, double v) __attribute__((always_inline)) {
-            if constexpr (Staged) out[I][k] = v;
-            else store(c0 + k, I) = v;
+            if constexpr (Staged)
+              out[I][k] = v;
+            else
+              store(c0 + k, I) = v;
           },
           mo, p);
     }
@@ -286,8 +297,10 @@ inline void run_sites_scalar(long s0, long n, const Collision& coll, Stats& st, 
 // does, ran pull at 0.55 and the AA odd step at 0.85 of this here).
 template <class L, bool Forced, bool Mon, bool Soa, class Load, class Store>
 inline void run_streaming(long s0, long n, const Collision& coll, Stats& st, Load load, Store store) {
-  if constexpr (Soa) run_sites<L, Forced, Mon, false>(s0, n, coll, st, load, store);
-  else run_sites_scalar<L, Forced, Mon>(s0, n, coll, st, load, store);
+  if constexpr (Soa)
+    run_sites<L, Forced, Mon, false>(s0, n, coll, st, load, store);
+  else
+    run_sites_scalar<L, Forced, Mon>(s0, n, coll, st, load, store);
 }
 
 // The neighbour displacements as a local copy the loops can keep in registers.
@@ -307,8 +320,8 @@ void local_run(const double* src, double* dst, long s0, long n, const Context& c
   const long cs = c.cs;
   run_sites<L, Forced, Mon, !Soa>(
       s0, n, c.coll, st,
-      [=](long s, auto I) __attribute__((always_inline)) -> const double& { return src[at<Soa, Q>(s, I, cs)]; },
-      [=](long s, auto I) __attribute__((always_inline)) -> double& {
+      [=](long s, auto I) __attribute__((always_inline))->const double& { return src[at<Soa, Q>(s, I, cs)]; },
+      [=](long s, auto I) __attribute__((always_inline))->double& {
         return dst[at<Soa, Q>(s, Swap ? L::opp[I] : int(I), cs)];
       });
 }
@@ -323,9 +336,13 @@ struct PullAccess {
   long cs;
   std::array<long, Q> nb;
   template <class I>
-  HALOEX_LB_INLINE const double& load(long s, I) const { return src[at<Soa, Q>(s + nb[L::opp[I::value]], I::value, cs)]; }
+  HALOEX_LB_INLINE const double& load(long s, I) const {
+    return src[at<Soa, Q>(s + nb[L::opp[I::value]], I::value, cs)];
+  }
   template <class I>
-  HALOEX_LB_INLINE double& store(long s, I) const { return dst[at<Soa, Q>(s, I::value, cs)]; }
+  HALOEX_LB_INLINE double& store(long s, I) const {
+    return dst[at<Soa, Q>(s, I::value, cs)];
+  }
 };
 
 /// Where the AA pattern's odd step reads and writes: direction i from slot
@@ -342,16 +359,18 @@ struct AaOddAccess {
     return a[at<Soa, Q>(s + nb[L::opp[I::value]], L::opp[I::value], cs)];
   }
   template <class I>
-  HALOEX_LB_INLINE double& store(long s, I) const { return a[at<Soa, Q>(s + nb[I::value], I::value, cs)]; }
+  HALOEX_LB_INLINE double& store(long s, I) const {
+    return a[at<Soa, Q>(s + nb[I::value], I::value, cs)];
+  }
 };
 
 /// A streaming kernel over the sites [s0, s0 + n).
 template <class L, bool Soa, bool Forced, bool Mon, class Access>
 void run_range(const Access& x, long s0, long n, const Context& c, Stats& st) {
   run_streaming<L, Forced, Mon, Soa>(
-      s0, n, c.coll, st,
-      [&](long s, auto I) __attribute__((always_inline)) -> const double& { return x.load(s, I); },
-      [&](long s, auto I) __attribute__((always_inline)) -> double& { return x.store(s, I); });
+      s0, n, c.coll,
+      st, [&](long s, auto I) __attribute__((always_inline))->const double& { return x.load(s, I); },
+      [&](long s, auto I) __attribute__((always_inline))->double& { return x.store(s, I); });
 }
 
 /// A streaming kernel over a list of sites (the wrapped ends of rows, one per
@@ -359,9 +378,9 @@ void run_range(const Access& x, long s0, long n, const Context& c, Stats& st) {
 template <class L, bool Forced, bool Mon, class Access>
 void run_list(const Access& x, const long* sites, long n, const Context& c, Stats& st) {
   run_sites<L, Forced, Mon, true>(
-      0, n, c.coll, st,
-      [&](long k, auto I) __attribute__((always_inline)) -> const double& { return x.load(sites[k], I); },
-      [&](long k, auto I) __attribute__((always_inline)) -> double& { return x.store(sites[k], I); });
+      0, n, c.coll,
+      st, [&](long k, auto I) __attribute__((always_inline))->const double& { return x.load(sites[k], I); },
+      [&](long k, auto I) __attribute__((always_inline))->double& { return x.store(sites[k], I); });
 }
 
 template <class L, bool Soa, bool Forced, bool Mon>
@@ -379,9 +398,9 @@ void aa_odd_run(double* a, long s0, long n, const Context& c, Stats& st) {
     std::array<double*, Q> p;
     for (int i = 0; i < Q; ++i) p[i] = a + i * c.cs + nb[i];
     run_streaming<L, Forced, Mon, Soa>(
-        s0, n, c.coll, st,
-        [=](long s, auto I) __attribute__((always_inline)) -> const double& { return p[L::opp[I]][s]; },
-        [=](long s, auto I) __attribute__((always_inline)) -> double& { return p[I][s]; });
+        s0, n, c.coll,
+        st, [=](long s, auto I) __attribute__((always_inline))->const double& { return p[L::opp[I]][s]; },
+        [=](long s, auto I) __attribute__((always_inline))->double& { return p[I][s]; });
   } else {
     run_range<L, Soa, Forced, Mon>(AaOddAccess<L, Soa>{a, c.cs, offsets_of<Q>(c)}, s0, n, c, st);
   }

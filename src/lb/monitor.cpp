@@ -64,7 +64,8 @@ void Monitor::submit(const MonitorStats& local) {
     mpi_check(MPI_Allreduce(&send_, &recv_, 1, type_.get(), op_.get(), comm_.get()), "MPI_Allreduce");
     check(recv_);
   } else {
-    mpi_check(MPI_Iallreduce(&send_, &recv_, 1, type_.get(), op_.get(), comm_.get(), &req_), "MPI_Iallreduce");
+    mpi_check(MPI_Iallreduce(&send_, &recv_, 1, type_.get(), op_.get(), comm_.get(), &req_),
+              "MPI_Iallreduce");
   }
 }
 

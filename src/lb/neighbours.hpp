@@ -28,8 +28,8 @@ class NeighbourTables {
   /// `wrap[d]`: dimension d is periodic and this rank's whole. `walls`: the
   /// faces of this rank that are resting walls (never on a wrapped
   /// dimension); `aa` chooses the AA odd step's slot rule, else pull's.
-  NeighbourTables(const FieldShape& shape, const VelocitySet& vs, std::array<bool, 3> wrap, WallFaces walls = {},
-                  bool aa = true);
+  NeighbourTables(const FieldShape& shape, const VelocitySet& vs, std::array<bool, 3> wrap,
+                  WallFaces walls = {}, bool aa = true);
 
   bool wraps(int d) const { return wrap_[d]; }
   bool wraps_any() const { return wrap_[0] || wrap_[1] || wrap_[2]; }

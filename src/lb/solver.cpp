@@ -38,10 +38,16 @@ struct KernelSet {
 template <class L, bool Soa, bool Forced, bool Mon>
 KernelSet kernel_set() {
   using namespace detail;
-  return {local_run<L, Soa, Forced, Mon, false>, local_run<L, Soa, Forced, Mon, true>, pull_run<L, Soa, Forced, Mon>,
-          aa_odd_run<L, Soa, Forced, Mon>,       pull_list<L, Soa, Forced, Mon>,      aa_odd_list<L, Soa, Forced, Mon>,
-          pull_site<L, Soa, Forced, Mon>,        aa_odd_site<L, Soa, Forced, Mon>,
-          incoming<L, Soa, false>,               incoming<L, Soa, true>};
+  return {local_run<L, Soa, Forced, Mon, false>,
+          local_run<L, Soa, Forced, Mon, true>,
+          pull_run<L, Soa, Forced, Mon>,
+          aa_odd_run<L, Soa, Forced, Mon>,
+          pull_list<L, Soa, Forced, Mon>,
+          aa_odd_list<L, Soa, Forced, Mon>,
+          pull_site<L, Soa, Forced, Mon>,
+          aa_odd_site<L, Soa, Forced, Mon>,
+          incoming<L, Soa, false>,
+          incoming<L, Soa, true>};
 }
 
 template <class L>
@@ -209,7 +215,8 @@ struct Solver::Impl {
     const FieldShape& sh = f0.shape();
     kinds = site_kinds(cfg, dec, sh, read_mask_file(cfg));
     map_kinds = kinds_behind_walls_fluid(nbt.walls());
-    for (const Offset& v : vs.c) offsets.push_back(v[0] * sh.stride[0] + v[1] * sh.stride[1] + v[2] * sh.stride[2]);
+    for (const Offset& v : vs.c)
+      offsets.push_back(v[0] * sh.stride[0] + v[1] * sh.stride[1] + v[2] * sh.stride[2]);
     for (int i = 0; i < vs.q; ++i) {
       double cu = 0;
       for (int d = 0; d < 3; ++d) cu += vs.c[i][d] * cfg.wall_velocity[d];
@@ -228,7 +235,8 @@ struct Solver::Impl {
     const bool forced = cfg.force[0] != 0 || cfg.force[1] != 0 || cfg.force[2] != 0;
     const bool soa = cfg.layout == Layout::soa;
     for (int mon = 0; mon < 2; ++mon)
-      kern[mon] = with_velocity_set(cfg.velocity_set, [&](auto l) { return pick<decltype(l)>(soa, forced, mon); });
+      kern[mon] =
+          with_velocity_set(cfg.velocity_set, [&](auto l) { return pick<decltype(l)>(soa, forced, mon); });
 
     map.build(sh, vs.ndim, map_kinds, offsets);
     long fluid = map.fluid_sites();
@@ -316,7 +324,8 @@ struct Solver::Impl {
     // the AA pattern, which stores them in opposite slots, the reversed set).
     ComponentPredicate pred;
     if (cfg.halo == HaloMode::reduced) pred = crossing_components(aa ? vs.reversed() : vs.c);
-    return HaloPart{to_string(cfg.halo), Plan(dec, {FieldSpec::of(f0, outside_wrapped(pred, nbt))}), {}, {}, {}};
+    return HaloPart{
+        to_string(cfg.halo), Plan(dec, {FieldSpec::of(f0, outside_wrapped(pred, nbt))}), {}, {}, {}};
   }
 
   void make_boxes() {
@@ -357,7 +366,8 @@ struct Solver::Impl {
       const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
       for (int q = 0; q < vs.q; ++q) {
         const double cu = vs.c[q][0] * u[0] + vs.c[q][1] * u[1] + vs.c[q][2] * u[2];
-        a[s * sh.site_stride + q * sh.comp_stride] = vs.w[q] * cfg.rho0 * (1.0 + 3.0 * cu + 4.5 * cu * cu - 1.5 * u2);
+        a[s * sh.site_stride + q * sh.comp_stride] =
+            vs.w[q] * cfg.rho0 * (1.0 + 3.0 * cu + 4.5 * cu * cu - 1.5 * u2);
       }
     });
   }
@@ -426,8 +436,10 @@ struct Solver::Impl {
         const bool fast = run->type == SiteMap::plain || boundary_is_plain;
         auto end_site = [&](long r) {
           const int c = cls | nbt.site_class(rd, r);
-          if (fast) part.ends->add(c, row0 + r, list, st);
-          else site(row0 + r, nbt.site_table(c), st);
+          if (fast)
+            part.ends->add(c, row0 + r, list, st);
+          else
+            site(row0 + r, nbt.site_table(c), st);
         };
         if (peel_first && lo == 0) end_site(lo++);
         if (peel_last && hi == rn && lo < hi) end_site(--hi);
@@ -477,25 +489,30 @@ struct Solver::Impl {
     const double* src = grid(aa ? 0 : cur);
     double* dst = grid(aa ? 0 : 1 - cur);
     auto fn = swap ? k.local_swap : k.local_same;
-    return sweep(boxes, [&](long s, long n, const long*, Stats& st) { fn(src, dst, s, n, ctx, st); },
-                 [](long, const long*, Stats&) {}, [](const long*, long, int, Stats&) {}, true);
+    return sweep(
+        boxes, [&](long s, long n, const long*, Stats& st) { fn(src, dst, s, n, ctx, st); },
+        [](long, const long*, Stats&) {}, [](const long*, long, int, Stats&) {}, true);
   }
 
   Stats sweep_pull(const std::vector<Box>& boxes, const KernelSet& k) {
     const double* src = grid(cur);
     double* dst = grid(1 - cur);
-    return sweep(boxes, [&](long s, long n, const long* nb, Stats& st) { k.pull(src, dst, s, n, with(nb), st); },
-                 [&](long s, const long* nb, Stats& st) { k.pull_site(src, dst, s, with(nb), st); },
-                 [&](const long* s, long n, int cls, Stats& st) { k.pull_list(src, dst, s, n, with(nbt.table(cls)), st); },
-                 false);
+    return sweep(
+        boxes, [&](long s, long n, const long* nb, Stats& st) { k.pull(src, dst, s, n, with(nb), st); },
+        [&](long s, const long* nb, Stats& st) { k.pull_site(src, dst, s, with(nb), st); },
+        [&](const long* s, long n, int cls, Stats& st) {
+          k.pull_list(src, dst, s, n, with(nbt.table(cls)), st);
+        },
+        false);
   }
 
   Stats sweep_odd(const std::vector<Box>& boxes, const KernelSet& k) {
     double* a = grid(0);
-    return sweep(boxes, [&](long s, long n, const long* nb, Stats& st) { k.aa_odd(a, s, n, with(nb), st); },
-                 [&](long s, const long* nb, Stats& st) { k.aa_odd_site(a, s, with(nb), st); },
-                 [&](const long* s, long n, int cls, Stats& st) { k.aa_odd_list(a, s, n, with(nbt.table(cls)), st); },
-                 false);
+    return sweep(
+        boxes, [&](long s, long n, const long* nb, Stats& st) { k.aa_odd(a, s, n, with(nb), st); },
+        [&](long s, const long* nb, Stats& st) { k.aa_odd_site(a, s, with(nb), st); },
+        [&](const long* s, long n, int cls, Stats& st) { k.aa_odd_list(a, s, n, with(nbt.table(cls)), st); },
+        false);
   }
 
   // One exchange wrapped around the update in the configured overlap mode.
@@ -531,7 +548,8 @@ struct Solver::Impl {
         ScopedTimer t(timers, t_update);
         st = sweep_local(boxes.all, k, false);
       } else {
-        st = exchange_and_update(*halo.fwd, view(cur), [&](const std::vector<Box>& b) { return sweep_pull(b, k); });
+        st = exchange_and_update(*halo.fwd, view(cur),
+                                 [&](const std::vector<Box>& b) { return sweep_pull(b, k); });
       }
       cur = 1 - cur;
       state = State::post_pull;
@@ -546,7 +564,8 @@ struct Solver::Impl {
       }
       state = State::post_even;
     } else {
-      st = exchange_and_update(*halo.fwd, view(0), [&](const std::vector<Box>& b) { return sweep_odd(b, k); });
+      st =
+          exchange_and_update(*halo.fwd, view(0), [&](const std::vector<Box>& b) { return sweep_odd(b, k); });
       guard.save(f0.data());
       halo.reverse_pending = true;  // outgoing populations sit in the halo
       state = State::pre;
@@ -595,9 +614,12 @@ struct Solver::Impl {
       const Context sc = with(nbt.site_at(p[0], p[1], p[2]));
       for (int c = 0; c < q; ++c) {
         double v;
-        if (state == State::pre) v = src[s * sh.site_stride + c * sh.comp_stride];
-        else if (state == State::post_pull) v = k.incoming_pull(src, s, c, sc);
-        else v = k.incoming_aa(src, s, c, sc);
+        if (state == State::pre)
+          v = src[s * sh.site_stride + c * sh.comp_stride];
+        else if (state == State::post_pull)
+          v = k.incoming_pull(src, s, c, sc);
+        else
+          v = k.incoming_aa(src, s, c, sc);
         out[static_cast<size_t>(n * q + c)] = v;
       }
     });
@@ -648,11 +670,12 @@ void Solver::set_populations(std::span<const double> local, long step) {
   const Box b = sh.interior();
   const int q = m.vs.q;
   if (local.size() != static_cast<size_t>(b.volume() * q))
-    throw Error("set_populations: " + std::to_string(local.size()) + " values for " + std::to_string(b.volume()) +
-                " sites of " + std::to_string(q) + " populations");
+    throw Error("set_populations: " + std::to_string(local.size()) + " values for " +
+                std::to_string(b.volume()) + " sites of " + std::to_string(q) + " populations");
   double* a = m.f0.data();
   m.for_each_fluid([&](long s, long n, const std::array<long, 3>&) {
-    for (int c = 0; c < q; ++c) a[s * sh.site_stride + c * sh.comp_stride] = local[static_cast<size_t>(n * q + c)];
+    for (int c = 0; c < q; ++c)
+      a[s * sh.site_stride + c * sh.comp_stride] = local[static_cast<size_t>(n * q + c)];
   });
   m.cur = 0;
   m.state = Impl::State::pre;
@@ -673,7 +696,8 @@ std::vector<double> Solver::global_populations(int root) {
   MPI_Comm comm = dec.comm();
   const std::vector<double> local = impl_->populations();
   const int q = impl_->vs.q, p = dec.size();
-  long box[6] = {dec.offset(0), dec.offset(1), dec.offset(2), dec.local_size(0), dec.local_size(1), dec.local_size(2)};
+  long box[6] = {dec.offset(0),     dec.offset(1),     dec.offset(2),
+                 dec.local_size(0), dec.local_size(1), dec.local_size(2)};
   std::vector<long> boxes(static_cast<size_t>(6 * p));
   mpi_check(MPI_Gather(box, 6, MPI_LONG, boxes.data(), 6, MPI_LONG, root, comm), "MPI_Gather");
   const int count = static_cast<int>(local.size());
@@ -685,8 +709,8 @@ std::vector<double> Solver::global_populations(int root) {
     for (int r = 0; r < p; ++r) displs[r] = total, total += counts[r];
     all.resize(static_cast<size_t>(total));
   }
-  mpi_check(MPI_Gatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, root,
-                        comm),
+  mpi_check(MPI_Gatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                        root, comm),
             "MPI_Gatherv");
   if (dec.rank() != root) return {};
   const long ny = dec.global_size(1), nz = dec.global_size(2);
@@ -697,7 +721,8 @@ std::vector<double> Solver::global_populations(int root) {
     for (long i = 0; i < b[3]; ++i)
       for (long j = 0; j < b[4]; ++j)
         for (long l = 0; l < b[5]; ++l, n += static_cast<size_t>(q)) {
-          const size_t g = static_cast<size_t>(((b[0] + i) * ny + (b[1] + j)) * nz + (b[2] + l)) * static_cast<size_t>(q);
+          const size_t g =
+              static_cast<size_t>(((b[0] + i) * ny + (b[1] + j)) * nz + (b[2] + l)) * static_cast<size_t>(q);
           std::copy_n(all.begin() + static_cast<long>(n), q, out.begin() + static_cast<long>(g));
         }
   }

@@ -8,9 +8,10 @@ namespace haloex::stencil {
 
 void validate(const DiffusionConfig& cfg, int ranks) {
   if (cfg.nx < 1 || cfg.ny < 1 || cfg.nz < 1)
-    throw InputError("the stencil grid must be at least 1 site in each of nx, ny, nz, got " + std::to_string(cfg.nx) +
-                     "x" + std::to_string(cfg.ny) + "x" + std::to_string(cfg.nz));
-  if (cfg.nz > (1L << 24)) throw InputError("--nz " + std::to_string(cfg.nz) + " is too large (at most 16777216)");
+    throw InputError("the stencil grid must be at least 1 site in each of nx, ny, nz, got " +
+                     std::to_string(cfg.nx) + "x" + std::to_string(cfg.ny) + "x" + std::to_string(cfg.nz));
+  if (cfg.nz > (1L << 24))
+    throw InputError("--nz " + std::to_string(cfg.nz) + " is too large (at most 16777216)");
   if (cfg.strategy == "serial" && ranks != 1)
     throw InputError("the serial reference runs on one rank, but this run has " + std::to_string(ranks) +
                      "; run it without mpirun (or with -np 1)");

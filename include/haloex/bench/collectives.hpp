@@ -17,7 +17,7 @@ enum class CollKind { barrier, bcast, reduce, allreduce, alltoall };
 
 /// One row of the table.
 struct CollectiveSpec {
-  std::string name;   // "allreduce", "iallreduce", ...
+  std::string name;  // "allreduce", "iallreduce", ...
   CollKind kind;
   bool nonblocking;
   std::string mpi_name() const;  // "MPI_Iallreduce"

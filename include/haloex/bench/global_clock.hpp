@@ -23,14 +23,14 @@ double timer_delay(const LocalClock& clock, int reads = 1000);
 /// The skew of one rank against rank 0, from `exchanges` ping-pongs.
 struct SkewEstimate {
   int rank = 0;
-  double skew_s = 0;          // sigma of the exchange with the shortest round trip
-  double mean_s = 0;          // mean sigma over all exchanges (the paper's Table 1)
-  double stddev_s = 0;        // standard deviation of sigma over the exchanges
+  double skew_s = 0;    // sigma of the exchange with the shortest round trip
+  double mean_s = 0;    // mean sigma over all exchanges (the paper's Table 1)
+  double stddev_s = 0;  // standard deviation of sigma over the exchanges
   double min_round_trip_s = 0;
-  double timer_delay_s = 0;   // Delta of this rank's clock
-  double at_s = 0;            // rank 0's time of the exchange the estimate comes from
-  double drift_s_per_s = 0;   // d sigma / dt from two estimates (measure_drift), else 0
-  double drift_bound = 0;     // the drift's error bound
+  double timer_delay_s = 0;  // Delta of this rank's clock
+  double at_s = 0;           // rank 0's time of the exchange the estimate comes from
+  double drift_s_per_s = 0;  // d sigma / dt from two estimates (measure_drift), else 0
+  double drift_bound = 0;    // the drift's error bound
   int exchanges = 0;
   /// The estimate's error bound: the remote reading lies inside the shortest
   /// round trip, so sigma is known to within half of it (plus the read cost).

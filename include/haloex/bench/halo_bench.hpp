@@ -45,9 +45,9 @@ struct HaloBenchOptions {
   /// Synthetic work (a busy wait of this many seconds) between begin() and
   /// end(), timed beside the plain exchange: how much of the exchange hides.
   double work_s = 0;
-  int iterations = 2000;  // calls timed per sample
-  int repeats = 5;        // samples per strategy
-  int warmup = 20;        // untimed calls per strategy before the first sample
+  int iterations = 2000;                // calls timed per sample
+  int repeats = 5;                      // samples per strategy
+  int warmup = 20;                      // untimed calls per strategy before the first sample
   std::vector<std::string> strategies;  // empty: every strategy that can run here
   bool progress = true;                 // progress lines on stderr (rank 0)
 };
@@ -55,13 +55,13 @@ struct HaloBenchOptions {
 /// One strategy at one size: raw samples and what follows from them.
 struct HaloBenchResult {
   std::string strategy;
-  std::string resolved;  // what ran: the strategy, or the one `auto` chose
+  std::string resolved;                                    // what ran: the strategy, or the one `auto` chose
   std::vector<std::pair<std::string, double>> auto_times;  // auto: each candidate's median, fastest first
-  long size = 0;                          // L, or N with a fixed global lattice
-  std::array<long, max_dims> global{1, 1, 1};  // global lattice
-  std::array<long, max_dims> local{1, 1, 1};   // rank 0's subdomain (the largest)
-  double sites_per_rank = 0;              // global sites / ranks
-  std::vector<double> time_per_call_s;  // one per repeat: slowest rank's time / calls
+  long size = 0;                                           // L, or N with a fixed global lattice
+  std::array<long, max_dims> global{1, 1, 1};              // global lattice
+  std::array<long, max_dims> local{1, 1, 1};               // rank 0's subdomain (the largest)
+  double sites_per_rank = 0;                               // global sites / ranks
+  std::vector<double> time_per_call_s;                     // one per repeat: slowest rank's time / calls
   Summary summary;
   // Where the time went, per call and repeat, each phase the slowest rank's:
   // packing (local copies included), MPI (posting to completion, waiting
@@ -76,7 +76,7 @@ struct HaloBenchResult {
   double line_bytes = 0;
   std::vector<double> copy_bytes_per_s;
   double line_bound_s = 0, bound_fraction = 0;
-  int messages = 0;       // direct-pattern messages per exchange (most on any rank)
+  int messages = 0;  // direct-pattern messages per exchange (most on any rank)
   double beff_bytes_per_s = 0;
   double updates_per_core_per_s = 0;
   double ratio_to_staged = 0;  // median time / staged's median time (0 if staged not run)
@@ -92,7 +92,8 @@ struct HaloBenchResult {
 /// components; faces is a Regions choice), "reduced" (the crossing
 /// populations of the velocity set, which must have ncomp velocities in ndim
 /// dimensions). Throws InputError otherwise.
-ComponentPredicate travels_for_plan(const std::string& plan, const std::string& velocity_set, int ncomp, int ndim);
+ComponentPredicate travels_for_plan(const std::string& plan, const std::string& velocity_set, int ncomp,
+                                    int ndim);
 
 /// Plan options of a plan name and a packing-thread choice.
 PlanOptions plan_options_for(const std::string& plan, PackThreads pack_threads);
@@ -123,7 +124,9 @@ inline double effective_bandwidth(double bytes, double seconds) { return bytes /
 
 /// Updates per core per second: sites per rank / (time of one exchange *
 /// threads per rank) (the 2016 paper's N = L^3 / t with one thread per core).
-inline double updates_per_core(double sites, double seconds, int threads) { return sites / (seconds * threads); }
+inline double updates_per_core(double sites, double seconds, int threads) {
+  return sites / (seconds * threads);
+}
 
 /// Run the benchmark (collective). Rank 0 gets the results; other ranks get
 /// an empty vector. Notes about skipped strategies go to `log` on rank 0.

@@ -17,13 +17,13 @@
 namespace haloex {
 
 struct IoBenchOptions {
-  std::vector<long> sizes{32, 64, 128};          // L of L^3 lattices
-  int ncomp = 5;                                  // the paper's order parameter: 5 doubles per site
+  std::vector<long> sizes{32, 64, 128};  // L of L^3 lattices
+  int ncomp = 5;                         // the paper's order parameter: 5 doubles per site
   IoFormat format = IoFormat::binary;
   std::vector<std::array<int, 3>> grids{{1, 1, 1}};
   int episodes = 10;
   int warmup = 1;
-  std::string dir = "haloex-bench-io";            // written to and emptied again
+  std::string dir = "haloex-bench-io";  // written to and emptied again
   bool progress = true;
 };
 

@@ -38,9 +38,9 @@ struct LbBenchOptions {
   std::vector<LbGeometry> geometries{LbGeometry::box};
   std::vector<int> threads;  // empty: the count chosen at start-up (choose_threads)
   std::string monitor = "off";
-  int steps = 20;    // steps per sample
-  int repeats = 5;   // samples per configuration, configurations interleaved
-  int warmup = 2;    // untimed steps before the first sample
+  int steps = 20;   // steps per sample
+  int repeats = 5;  // samples per configuration, configurations interleaved
+  int warmup = 2;   // untimed steps before the first sample
   bool progress = true;
 };
 
@@ -48,18 +48,19 @@ struct LbBenchOptions {
 struct LbBenchResult {
   long size = 0;
   int threads = 1;
-  std::string config;               // "stream", "stream-q<q>" or kernel/layout/strategy/overlap/collision/schedule/geometry
-  lb::LbConfig lb;                  // the configuration's settings (not for the sweeps)
-  std::string pinned;               // where the threads ran (pin_team)
-  std::vector<double> samples;      // MLUPS per sample (stream: bytes/s)
+  std::string
+      config;       // "stream", "stream-q<q>" or kernel/layout/strategy/overlap/collision/schedule/geometry
+  lb::LbConfig lb;  // the configuration's settings (not for the sweeps)
+  std::string pinned;           // where the threads ran (pin_team)
+  std::vector<double> samples;  // MLUPS per sample (stream: bytes/s)
   Summary summary;
-  double roofline_mlups = 0;        // median 1-array sweep bandwidth / bytes per update
-  double fraction = 0;              // median MLUPS / roofline
-  double fraction_q = 0;            // median MLUPS / q-array sweep's roofline
+  double roofline_mlups = 0;            // median 1-array sweep bandwidth / bytes per update
+  double fraction = 0;                  // median MLUPS / roofline
+  double fraction_q = 0;                // median MLUPS / q-array sweep's roofline
   std::vector<double> halo_s_per_step;  // per sample, slowest rank
   double halo_median_s = 0;
-  double bytes_per_update = 0;      // 2 * q * 8
-  double ratio_to_first = 0;        // median MLUPS / first configuration's
+  double bytes_per_update = 0;  // 2 * q * 8
+  double ratio_to_first = 0;    // median MLUPS / first configuration's
 };
 
 /// Run the benchmark (collective), pinning each thread count's team as

@@ -23,9 +23,10 @@ struct OverlapTimes {
 
 /// The three views of the same times.
 struct OverlapMetrics {
-  double beta = 0;          // (T_coll + T_comp - T_overlap) / T_overlap   (paper eq. 5)
-  double osu_percent = 0;   // 100 max(0, 1 - (T_overlap - T_comp) / T_coll)   (OSU; no upper clip)
-  double imb_percent = 0;   // 100 max(0, min(1, (T_coll + T_comp - T_overlap) / min(T_coll, T_comp)))   (IMB-NBC)
+  double beta = 0;         // (T_coll + T_comp - T_overlap) / T_overlap   (paper eq. 5)
+  double osu_percent = 0;  // 100 max(0, 1 - (T_overlap - T_comp) / T_coll)   (OSU; no upper clip)
+  double imb_percent =
+      0;  // 100 max(0, min(1, (T_coll + T_comp - T_overlap) / min(T_coll, T_comp)))   (IMB-NBC)
 };
 
 /// beta, OSU's and IMB's overlap from the mean times.
@@ -54,11 +55,11 @@ class MatVec {
 /// What `bench overlap` measures.
 struct OverlapOptions {
   std::vector<std::string> collectives{"ialltoall", "iallreduce"};
-  std::vector<size_t> sizes;      // bytes; empty: 8 B .. 64 KiB in powers of two
-  std::vector<int> procs;         // communicator sizes; empty: powers of two from 2 and the world
-  int iterations = 0;             // 0: the paper's 100 below 8 kB, 10 from there
+  std::vector<size_t> sizes;  // bytes; empty: 8 B .. 64 KiB in powers of two
+  std::vector<int> procs;     // communicator sizes; empty: powers of two from 2 and the world
+  int iterations = 0;         // 0: the paper's 100 below 8 kB, 10 from there
   int warmup = 10;
-  int test_calls = 0;             // MPI_Test calls spread over the computation
+  int test_calls = 0;  // MPI_Test calls spread over the computation
   bool progress = true;
 };
 
@@ -68,10 +69,10 @@ struct OverlapResult {
   int procs = 0;
   size_t bytes = 0;
   int iterations = 0, test_calls = 0;
-  long products = 0;                              // matrix-vector products per computation
-  double product_s = 0;                           // calibrated seconds per product (mean over ranks)
+  long products = 0;     // matrix-vector products per computation
+  double product_s = 0;  // calibrated seconds per product (mean over ranks)
   std::vector<std::vector<double>> coll_s, comp_s, overlap_s;  // [rank][iteration]
-  OverlapTimes mean;                              // over iterations and ranks
+  OverlapTimes mean;                                           // over iterations and ranks
   OverlapMetrics metrics;
 };
 

@@ -37,10 +37,10 @@ struct PackBenchOptions {
 struct PackBenchResult {
   long size = 0;
   Layout layout = Layout::aos;
-  std::string box;      // offset name of the halo region, e.g. "x+", "x+y+"
-  std::string kind;     // face, edge or corner
-  std::string kernels;  // the pack kernels the plan chose, e.g. "fixed19"
-  double bytes = 0;     // bytes packed per call
+  std::string box;           // offset name of the halo region, e.g. "x+", "x+y+"
+  std::string kind;          // face, edge or corner
+  std::string kernels;       // the pack kernels the plan chose, e.g. "fixed19"
+  double bytes = 0;          // bytes packed per call
   double touched_bytes = 0;  // cache lines of the field that one pack reads, in bytes
   long calls = 0;
   std::vector<double> pack_s, unpack_s, local_s, copy_s;  // per call, per sample

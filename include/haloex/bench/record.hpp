@@ -39,8 +39,9 @@ void put_samples(nlohmann::json& record, const std::string& q, const std::vector
 /// `unpack_s`, the whole call's median `total_s` (the phases, each the
 /// slowest rank's, need not add up to it), and the copy bandwidths of
 /// packing and unpacking for `halo_bytes` per call.
-void put_halo_phases(nlohmann::json& record, const std::vector<double>& pack_s, const std::vector<double>& mpi_s,
-                     const std::vector<double>& unpack_s, double total_s, double halo_bytes);
+void put_halo_phases(nlohmann::json& record, const std::vector<double>& pack_s,
+                     const std::vector<double>& mpi_s, const std::vector<double>& unpack_s, double total_s,
+                     double halo_bytes);
 
 /// Writes JSON lines to `path` all at once (write_durable_text: a crash
 /// never leaves a half-written file, a failure no temporary one). Throws

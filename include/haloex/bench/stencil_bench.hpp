@@ -19,10 +19,10 @@ namespace haloex {
 
 struct StencilBenchOptions {
   long nx = 128, ny = 128;
-  std::vector<long> nz{64};      // one case per nz (the message-size sweep)
-  long iterations = 64;          // iterations per sample (one application run)
-  int repeats = 5;               // samples per strategy, strategies interleaved
-  int warmup = 1;                // untimed runs per strategy before the first sample
+  std::vector<long> nz{64};  // one case per nz (the message-size sweep)
+  long iterations = 64;      // iterations per sample (one application run)
+  int repeats = 5;           // samples per strategy, strategies interleaved
+  int warmup = 1;            // untimed runs per strategy before the first sample
   std::array<int, 2> procs{0, 0};
   ElementType type = ElementType::f64;
   /// Halo strategies and "serial" (rank 0 runs the whole domain with plain
@@ -45,12 +45,12 @@ struct StencilBenchResult {
   // (posting, transfer, waiting) and unpacking; empty for serial.
   std::vector<double> pack_s, mpi_s, unpack_s;
   Summary pack, mpi, unpack;
-  std::string resolved_strategy;  // what `auto` chose, else the strategy itself
-  double updates_per_s = 0;         // global values * iterations / median work time
+  std::string resolved_strategy;      // what `auto` chose, else the strategy itself
+  double updates_per_s = 0;           // global values * iterations / median work time
   double roofline_updates_per_s = 0;  // median copy bandwidth / bytes per update
-  double roofline_fraction = 0;     // 0 when not comparable (serial on > 1 rank)
-  double halo_ratio_to_staged = 0;  // median halo time / staged's (0: staged not run)
-  double speedup_vs_serial = 0;     // serial's median total / this one's (0: serial not run)
+  double roofline_fraction = 0;       // 0 when not comparable (serial on > 1 rank)
+  double halo_ratio_to_staged = 0;    // median halo time / staged's (0: staged not run)
+  double speedup_vs_serial = 0;       // serial's median total / this one's (0: serial not run)
 };
 
 /// The measured copy bandwidth of one nz case (all ranks and threads at once,

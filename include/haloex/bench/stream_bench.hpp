@@ -38,7 +38,8 @@ double stream_bytes_per_element(const std::string& kernel);
 /// Run the benchmark (collective). Rank 0 gets the results.
 std::vector<StreamResult> run_stream_bench(MPI_Comm comm, const StreamOptions& opt, std::ostream& log);
 
-std::string format_stream_table(const StreamOptions& opt, int ranks, const std::vector<StreamResult>& results);
+std::string format_stream_table(const StreamOptions& opt, int ranks,
+                                const std::vector<StreamResult>& results);
 
 std::vector<nlohmann::json> stream_records(MPI_Comm comm, const StreamOptions& opt,
                                            const std::vector<StreamResult>& results);

@@ -72,11 +72,11 @@ std::string threads_source();
 
 /// How one rank's OpenMP thread count is chosen.
 struct ThreadChoice {
-  int threads = 1;        // OpenMP threads of this rank
-  std::string source;     // "OMP_NUM_THREADS" or "affinity"
-  int cpus = 0;           // CPUs in this rank's mask
-  int ranks_sharing = 1;  // ranks on this node whose masks intersect this rank's, itself included
-  NodeLoad node;          // this rank's node, with every rank's thread count
+  int threads = 1;                  // OpenMP threads of this rank
+  std::string source;               // "OMP_NUM_THREADS" or "affinity"
+  int cpus = 0;                     // CPUs in this rank's mask
+  int ranks_sharing = 1;            // ranks on this node whose masks intersect this rank's, itself included
+  NodeLoad node;                    // this rank's node, with every rank's thread count
   std::vector<CpuMask> node_masks;  // every rank's mask on this node, before any pinning
   int node_rank = 0;                // this rank's index in node_masks
 };

@@ -40,9 +40,13 @@ inline MPI_Datatype mpi_type(ElementType t) { return t == ElementType::f64 ? MPI
 template <class T>
 constexpr ElementType element_type_of();
 template <>
-constexpr ElementType element_type_of<double>() { return ElementType::f64; }
+constexpr ElementType element_type_of<double>() {
+  return ElementType::f64;
+}
 template <>
-constexpr ElementType element_type_of<float>() { return ElementType::f32; }
+constexpr ElementType element_type_of<float>() {
+  return ElementType::f32;
+}
 
 /// Geometry of a field, independent of its element type and storage: enough
 /// to address any (site, component) and to describe what an exchange moves.
@@ -51,10 +55,10 @@ struct FieldShape {
   int ncomp = 1;
   int halo = 1;
   Layout layout = Layout::aos;
-  std::array<long, max_dims> local{1, 1, 1};  // interior extents
-  std::array<long, max_dims> width{0, 0, 0};  // halo width per dimension
-  std::array<long, max_dims> alloc{1, 1, 1};  // local + 2 * width
-  std::array<long, max_dims> stride{0, 0, 1}; // site-index stride per dimension
+  std::array<long, max_dims> local{1, 1, 1};   // interior extents
+  std::array<long, max_dims> width{0, 0, 0};   // halo width per dimension
+  std::array<long, max_dims> alloc{1, 1, 1};   // local + 2 * width
+  std::array<long, max_dims> stride{0, 0, 1};  // site-index stride per dimension
   long nsites = 1;                             // allocated sites
   long site_stride = 1;                        // elements between sites
   long comp_stride = 1;                        // elements between components
@@ -75,7 +79,10 @@ struct FieldShape {
   /// Box of the interior sites.
   Box interior() const { return Box{{0, 0, 0}, local}; }
   /// Box of all allocated sites, halo included.
-  Box allocated() const { return Box{{-width[0], -width[1], -width[2]}, {local[0] + width[0], local[1] + width[1], local[2] + width[2]}}; }
+  Box allocated() const {
+    return Box{{-width[0], -width[1], -width[2]},
+               {local[0] + width[0], local[1] + width[1], local[2] + width[2]}};
+  }
 
   friend bool operator==(const FieldShape&, const FieldShape&) = default;
 };
@@ -109,7 +116,8 @@ template <class T>
 std::unique_ptr<T[], AlignedFree> allocate_aligned(size_t n) {
   constexpr size_t huge = size_t(2) << 20;
   if (n > (std::numeric_limits<size_t>::max() - huge) / sizeof(T))
-    throw Error("cannot allocate " + std::to_string(n) + " elements of " + std::to_string(sizeof(T)) + " bytes");
+    throw Error("cannot allocate " + std::to_string(n) + " elements of " + std::to_string(sizeof(T)) +
+                " bytes");
   const size_t align = n * sizeof(T) >= huge ? huge : 64;
   const size_t bytes = std::max<size_t>(align, ((n * sizeof(T) + align - 1) / align) * align);
   void* p = std::aligned_alloc(align, bytes);
@@ -142,7 +150,10 @@ class Field {
   }
 
   Field(Field&& o) noexcept
-      : shape_(o.shape_), heap_(std::move(o.heap_)), node_(std::move(o.node_)), data_(std::exchange(o.data_, nullptr)) {}
+      : shape_(o.shape_),
+        heap_(std::move(o.heap_)),
+        node_(std::move(o.node_)),
+        data_(std::exchange(o.data_, nullptr)) {}
   Field& operator=(Field&& o) noexcept {
     shape_ = o.shape_;
     heap_ = std::move(o.heap_);

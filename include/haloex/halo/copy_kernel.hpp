@@ -6,8 +6,8 @@
 // gather/scatter, or a per-site component table. Pack, unpack and the local
 // copy of a rank that is its own neighbour are the same kernels.
 #include <array>
-#include <optional>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -36,7 +36,8 @@ void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields,
 
 /// The local copies of a self link (a rank that is its own neighbour): its
 /// send regions straight into its partner's receive regions.
-void copy_local(const Link& link, std::span<const FieldView> fields, PackThreads threads = PackThreads::automatic);
+void copy_local(const Link& link, std::span<const FieldView> fields,
+                PackThreads threads = PackThreads::automatic);
 
 /// Run these local copies, `bytes` in all (which decides the threading).
 void copy_local(std::span<const FieldCopy> copies, size_t bytes, std::span<const FieldView> fields,

@@ -91,8 +91,8 @@ struct Message {
 struct Link {
   Offset offset{0, 0, 0};
   int peer = MPI_PROC_NULL;
-  bool self = false;   // the neighbour is this rank: copy, do not message
-  int partner = -1;    // index in the stage of the link with the opposite offset
+  bool self = false;  // the neighbour is this rank: copy, do not message
+  int partner = -1;   // index in the stage of the link with the opposite offset
   Message send, recv;
   /// Self links: what `send` describes copied straight into the partner's
   /// `recv` regions, with no buffer in between.

@@ -113,10 +113,10 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan)
 /// (seconds, this rank) before the ranks agree on it: the identity by
 /// default; a test may bend it to force a choice.
 struct AutoOptions {
-  int samples = 5;            // timed samples per candidate, candidates interleaved; the
-                              // few within 1.15x of the fastest get 2x more in a final round
-  double sample_s = 2e-3;     // aim for at least this much time per sample
-  int max_calls = 200;        // but never more calls than this per sample
+  int samples = 5;         // timed samples per candidate, candidates interleaved; the
+                           // few within 1.15x of the fastest get 2x more in a final round
+  double sample_s = 2e-3;  // aim for at least this much time per sample
+  int max_calls = 200;     // but never more calls than this per sample
   std::function<double(std::string_view strategy, double seconds)> timing;
 };
 

@@ -60,7 +60,8 @@ class FieldIo {
   /// (`stem`.bin, `stem`.<file>.bin with several files, .txt for ASCII, .h5).
   /// `extra` goes into the metadata. Collective. May return before the data
   /// are on disk; the aggregator must not change until write_end.
-  void write_begin(const std::string& stem, long step, const nlohmann::json& extra = nlohmann::json::object());
+  void write_begin(const std::string& stem, long step,
+                   const nlohmann::json& extra = nlohmann::json::object());
   /// Pack `field` into the aggregator and start writing it.
   void write_begin(const std::string& stem, long step, const FieldView& field,
                    const nlohmann::json& extra = nlohmann::json::object());

@@ -47,7 +47,7 @@ struct IoElement {
 
 /// One file of an output: the block of the lattice it holds.
 struct FileEntry {
-  std::string path;                    // relative to the metadata file
+  std::string path;  // relative to the metadata file
   std::array<long, 3> extent{1, 1, 1};
   std::array<long, 3> offset{0, 0, 0};
   long bytes = 0;
@@ -56,7 +56,7 @@ struct FileEntry {
 
 /// The metadata of one output: one quantity at one step.
 struct IoMetadata {
-  std::string name;                    // e.g. "velocity" or "checkpoint"
+  std::string name;  // e.g. "velocity" or "checkpoint"
   long step = 0;
   IoFormat format = IoFormat::binary;
   IoElement element;
@@ -66,9 +66,9 @@ struct IoMetadata {
   std::array<bool, 3> periodic{true, true, true};
   std::array<int, 3> io_grid{1, 1, 1};
   std::array<int, 3> process_grid{1, 1, 1};  // of the writing run (for the record only)
-  std::string dataset;                 // hdf5: the dataset's path inside each file
+  std::string dataset;                       // hdf5: the dataset's path inside each file
   std::vector<FileEntry> files;
-  std::string version;                 // haloex version that wrote it
+  std::string version;                              // haloex version that wrote it
   nlohmann::json extra = nlohmann::json::object();  // what the writer adds (LB: the model and input)
 
   nlohmann::json to_json() const;

@@ -15,7 +15,7 @@ namespace haloex::lb {
 // The settings that name one of a few choices, as types: the case file's
 // strings become these once, when it is read, and nothing compares a string
 // per step or per site.
-enum class Kernel { aa, pull };                 // in place on one grid, or two grids
+enum class Kernel { aa, pull };  // in place on one grid, or two grids
 enum class Collision { bgk, trt };
 enum class Overlap { none, interior, map };     // what the update does while halos travel
 enum class HaloMode { reduced, full };          // the populations that cross, or all of them
@@ -29,7 +29,9 @@ constexpr std::array<std::string_view, 2> choice_names(HaloMode) { return {"redu
 constexpr std::array<std::string_view, 2> choice_names(Schedule) { return {"worksharing", "taskloop"}; }
 
 template <class E>
-concept Choice = requires(E e) { choice_names(e); };
+concept Choice = requires(E e) {
+  choice_names(e);
+};
 
 /// The name of a choice.
 template <Choice E>
@@ -61,11 +63,11 @@ E parse_choice(const std::string& name, const std::string& what) {
 /// A solid obstacle described by a shape (coordinates are global lattice
 /// sites, site centres at integers).
 struct Obstacle {
-  std::string shape;                  // sphere, cylinder or box
-  std::array<double, 3> center{};     // sphere, cylinder (the axis coordinate is ignored)
-  double radius = 0;                  // sphere, cylinder
-  int axis = 2;                       // cylinder: 0, 1 or 2 (x, y, z)
-  std::array<long, 3> lo{}, hi{};     // box: sites lo <= x < hi are solid
+  std::string shape;               // sphere, cylinder or box
+  std::array<double, 3> center{};  // sphere, cylinder (the axis coordinate is ignored)
+  double radius = 0;               // sphere, cylinder
+  int axis = 2;                    // cylinder: 0, 1 or 2 (x, y, z)
+  std::array<long, 3> lo{}, hi{};  // box: sites lo <= x < hi are solid
 };
 
 /// Every setting of an LB run.
@@ -78,19 +80,19 @@ struct LbConfig {
   // [physics]
   Collision collision = Collision::bgk;
   double tau = 0.8;
-  double magic = 3.0 / 16.0;      // TRT: Lambda = (tau+ - 1/2)(tau- - 1/2)
+  double magic = 3.0 / 16.0;  // TRT: Lambda = (tau+ - 1/2)(tau- - 1/2)
   std::array<double, 3> force{0, 0, 0};
   double rho0 = 1.0;
   // [init]
-  std::string init = "uniform";   // uniform or shear_wave
+  std::string init = "uniform";  // uniform or shear_wave
   std::array<double, 3> velocity{0, 0, 0};
-  double amplitude = 0.01;        // shear_wave: u_x = amplitude * sin(2 pi y / ny)
+  double amplitude = 0.01;  // shear_wave: u_x = amplitude * sin(2 pi y / ny)
   // [boundary]
-  std::string moving_wall;        // a face such as "y+", or empty
+  std::string moving_wall;  // a face such as "y+", or empty
   std::array<double, 3> wall_velocity{0, 0, 0};
   // [geometry]
   std::vector<Obstacle> obstacles;
-  std::string mask_file;          // raw uint8, x fastest, nonzero = solid
+  std::string mask_file;  // raw uint8, x fastest, nonzero = solid
   // [run]
   long steps = 100;
   Kernel kernel = Kernel::aa;
@@ -99,26 +101,26 @@ struct LbConfig {
   Overlap overlap = Overlap::none;
   HaloMode halo = HaloMode::reduced;
   Schedule schedule = Schedule::worksharing;
-  bool periodic_wrap = true;      // kernels read across periodic boundaries a rank holds whole (no halo copy)
-  bool wall_tables = true;        // SoA: bounce-back on resting walls through the neighbour tables
+  bool periodic_wrap = true;  // kernels read across periodic boundaries a rank holds whole (no halo copy)
+  bool wall_tables = true;    // SoA: bounce-back on resting walls through the neighbour tables
   FieldMemory field_memory = FieldMemory::heap;  // node: `shm` reads halos straight from a neighbour
-  double progress_s = 2.0;        // seconds between progress lines; 0: none
+  double progress_s = 2.0;                       // seconds between progress lines; 0: none
   // [monitor]
   long monitor_every = 1;
   std::string monitor_mode = "nonblocking";  // nonblocking, blocking or off
-  double mach_limit = 0.3;        // max |u| / c_s
+  double mach_limit = 0.3;                   // max |u| / c_s
   // [output]
-  std::string summary;            // JSON summary path, or empty
-  long output_every = 0;          // steps between field outputs; 0: none
+  std::string summary;    // JSON summary path, or empty
+  long output_every = 0;  // steps between field outputs; 0: none
   std::string output_dir = "output";
   std::string output_format = "binary";  // binary, ascii or hdf5
   std::vector<std::string> output_fields{"density", "velocity", "mask"};
   std::array<int, 3> output_io_grid{1, 1, 1};
-  bool output_async = true;       // write_begin after the step, write_end before the next output
+  bool output_async = true;  // write_begin after the step, write_end before the next output
   // [checkpoint]
-  long checkpoint_every = 0;      // steps between checkpoints; 0: none
+  long checkpoint_every = 0;  // steps between checkpoints; 0: none
   std::string checkpoint_dir = "checkpoints";
-  int checkpoint_keep = 2;        // the newest K complete checkpoints are kept
+  int checkpoint_keep = 2;  // the newest K complete checkpoints are kept
   std::array<int, 3> checkpoint_io_grid{1, 1, 1};
 
   /// Where the case came from, for messages.

@@ -33,7 +33,8 @@ class SiteMap {
   };
   /// Build from the site kinds and the velocity displacements (the paper's
   /// build_update_map: the overlap mode `map` rebuilds it every step).
-  void build(const FieldShape& shape, int ndim, const std::vector<uint8_t>& kinds, const std::vector<long>& offsets);
+  void build(const FieldShape& shape, int ndim, const std::vector<uint8_t>& kinds,
+             const std::vector<long>& offsets);
   /// The dimension along which rows run, and the two outer dimensions.
   int row_dim() const { return row_dim_; }
   int outer(int k) const { return outer_[k]; }

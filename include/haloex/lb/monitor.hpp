@@ -22,9 +22,9 @@ class UnstableRun : public Error {
 /// The monitored quantities of one step.
 struct MonitorStats {
   double rho_min = 0, rho_max = 0;
-  double u2_max = 0;      // max |u|^2
-  double nan_sites = 0;   // sites whose density or velocity is NaN
-  long long step = -1;    // the step they belong to
+  double u2_max = 0;     // max |u|^2
+  double nan_sites = 0;  // sites whose density or velocity is NaN
+  long long step = -1;   // the step they belong to
 };
 
 /// Reduces MonitorStats over ranks and stops the run when it goes wrong.

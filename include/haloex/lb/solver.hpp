@@ -28,13 +28,13 @@ struct Totals {
 
 /// Timer sections of a run, in table order.
 enum TimerSection : int {
-  t_update = 0,    // collision and streaming
+  t_update = 0,  // collision and streaming
   t_halo_begin,
   t_halo_end,
-  t_pack,          // inside begin/end: packing and local copies
+  t_pack,  // inside begin/end: packing and local copies
   t_unpack,
-  t_halo_mpi,      // inside begin/end: MPI calls and waiting
-  t_map,           // rebuilding the site map (overlap = map)
+  t_halo_mpi,  // inside begin/end: MPI calls and waiting
+  t_map,       // rebuilding the site map (overlap = map)
   t_monitor,
   t_sections
 };

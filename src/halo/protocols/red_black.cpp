@@ -17,8 +17,10 @@ class RedBlack final : public detail::Protocol {
     // periodic ring of odd length breaks.
     for (int d = 0; d < dec.ndim(); ++d)
       if (dec.periodic(d) && dec.procs(d) > 1 && dec.procs(d) % 2 != 0)
-        throw InputError(std::string(name) + " needs an even number of ranks along every periodic dimension, but the "
-                         "process grid has " + std::to_string(dec.procs(d)) + " along " + std::string(1, "xyz"[d]) +
+        throw InputError(std::string(name) +
+                         " needs an even number of ranks along every periodic dimension, but the "
+                         "process grid has " +
+                         std::to_string(dec.procs(d)) + " along " + std::string(1, "xyz"[d]) +
                          "; choose another grid (--procs) or another strategy");
     int sum = 0;
     for (int d = 0; d < dec.ndim(); ++d) sum += dec.coord(d);
