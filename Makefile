@@ -29,3 +29,8 @@ test: build
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- developer tools (make deps-tools installs them) ----
+.PHONY: deps-tools
+deps-tools: deps
+	@bash scripts/install-deps.sh tools

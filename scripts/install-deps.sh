@@ -19,8 +19,20 @@ declare -A why=(
   [procps]="pkill, with which the crash-safety test kills running jobs"
   [python3]="haloex-lab (campaigns, reports) and checks of the JSON records in the tests"
   [python3-venv]="the virtual environment haloex-lab's PyPI packages go into (.venv)"
+  # the developer tools: make lint, test-asan, test-ubsan, fuzz, coverage, docs
+  [clang]="libFuzzer targets (make fuzz)"
+  [libclang-rt-14-dev]="clang's fuzzer and sanitizer runtimes"
+  [clang-format]="the house style (make lint)"
+  [clang-tidy]="static checks (make lint)"
+  [gcovr]="line coverage of src/ (make coverage)"
+  [doxygen]="the API reference from the public headers (make docs)"
 )
-packages=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv)
+core=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv)
+tools=(clang libclang-rt-14-dev clang-format clang-tidy gcovr doxygen)
+# "install-deps.sh" installs what make demo and make test need; "install-deps.sh
+# tools" adds the developer tools on top.
+packages=("${core[@]}")
+[[ ${1:-} == tools ]] && packages+=("${tools[@]}")
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   missing=()
