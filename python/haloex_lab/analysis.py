@@ -18,8 +18,16 @@ def _tuple(v):
 
 def halo_setup(r: dict) -> tuple:
     """Everything but the size and strategy that defines a halo measurement."""
-    return (r.get("ncomp"), r.get("dtype"), r.get("layout"), r.get("halo_plan", "full"), r.get("halo_width"),
-            r.get("work_s", 0.0), r.get("threads_per_rank"), r.get("ndim"))
+    return (
+        r.get("ncomp"),
+        r.get("dtype"),
+        r.get("layout"),
+        r.get("halo_plan", "full"),
+        r.get("halo_width"),
+        r.get("work_s", 0.0),
+        r.get("threads_per_rank"),
+        r.get("ndim"),
+    )
 
 
 def setup_text(setup: tuple) -> str:
@@ -31,10 +39,11 @@ def setup_text(setup: tuple) -> str:
 @dataclass
 class HaloPoint:
     """One strategy at one size, summarised (times per call, in seconds)."""
+
     record: dict
     time: Summary
-    beff: Summary      # bytes/s, from each sample
-    updates: Summary   # updates per core per second, from each sample
+    beff: Summary  # bytes/s, from each sample
+    updates: Summary  # updates per core per second, from each sample
 
     @property
     def strategy(self) -> str:
@@ -52,8 +61,12 @@ def halo_point(r: dict) -> HaloPoint:
     r = {"sites_per_rank": sites, "local_extent": [r["local_size"]] * r.get("ndim", 3), **r}
     # As in the paper, derived quantities are computed per sample before their
     # statistics are taken.
-    return HaloPoint(r, summarize(t), summarize([r["halo_bytes"] / x for x in t]),
-                     summarize([sites / (x * threads) for x in t]))
+    return HaloPoint(
+        r,
+        summarize(t),
+        summarize([r["halo_bytes"] / x for x in t]),
+        summarize([sites / (x * threads) for x in t]),
+    )
 
 
 def halo_sweeps(records: list[dict]) -> dict[tuple, dict[str, list[HaloPoint]]]:
@@ -86,8 +99,8 @@ def strong_series(records: list[dict]) -> dict[tuple, dict[str, list[HaloPoint]]
 @dataclass
 class Speedup:
     ranks: list[int]
-    own: list[float]        # T(own base) / T(p)
-    common: list[float]     # T(common base) / T(p)
+    own: list[float]  # T(own base) / T(p)
+    common: list[float]  # T(common base) / T(p)
     efficiency: list[float]  # own speedup / (p / p_base)
 
 
@@ -105,8 +118,12 @@ def speedups(series: dict[str, list[HaloPoint]]) -> tuple[str, dict[str, Speedup
         p0 = pts[0].record["ranks"]
         ranks = [p.record["ranks"] for p in pts]
         own_s = [own / p.time.median for p in pts]
-        out[s] = Speedup(ranks, own_s, [common / p.time.median for p in pts],
-                         [sp / (r / p0) for sp, r in zip(own_s, ranks)])
+        out[s] = Speedup(
+            ranks,
+            own_s,
+            [common / p.time.median for p in pts],
+            [sp / (r / p0) for sp, r in zip(own_s, ranks, strict=True)],
+        )
     return f"{common_name} at {base_ranks} rank(s)", out
 
 
@@ -116,8 +133,8 @@ class Recommendation:
     fastest: str
     median_s: float
     runner_up: str
-    margin: float          # runner-up median / fastest median - 1
-    significant: bool      # 95% confidence intervals of the two do not overlap
+    margin: float  # runner-up median / fastest median - 1
+    significant: bool  # 95% confidence intervals of the two do not overlap
 
 
 def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
@@ -130,24 +147,33 @@ def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
     if len(ranked) == 1:
         return Recommendation(label, best.strategy, best.time.median, "-", 0.0, False)
     second = ranked[1]
-    return Recommendation(label, best.strategy, best.time.median, second.strategy,
-                          second.time.median / best.time.median - 1, not best.time.ci_overlaps(second.time))
+    return Recommendation(
+        label,
+        best.strategy,
+        best.time.median,
+        second.strategy,
+        second.time.median / best.time.median - 1,
+        not best.time.ci_overlaps(second.time),
+    )
 
 
 def recommendations(sweeps: dict, strong: dict) -> list[Recommendation]:
     """One recommendation per subdomain size of every sweep (halo_sweeps) and
     per rank count of every strong-scaling series (strong_series)."""
     out = []
-    for (shape, ranks, grid, setup), series in sorted(sweeps.items(), key=lambda kv: str(kv[0])):
+    for (shape, ranks, _grid, _setup), series in sorted(sweeps.items(), key=lambda kv: str(kv[0])):
         by_size: dict = defaultdict(list)
         for pts in series.values():
             for p in pts:
-                by_size[tuple(p.record["local_extent"]) if "local_extent" in p.record
-                        else (p.record["local_size"],)].append(p)
+                by_size[
+                    tuple(p.record["local_extent"])
+                    if "local_extent" in p.record
+                    else (p.record["local_size"],)
+                ].append(p)
         for ext, pts in sorted(by_size.items()):
             label = f"{'x'.join(map(str, ext))} ({shape}, {ranks} ranks)"
             out.append(recommend(pts, label))
-    for (glob, setup), series in sorted(strong.items(), key=lambda kv: str(kv[0])):
+    for (glob, _setup), series in sorted(strong.items(), key=lambda kv: str(kv[0])):
         by_ranks: dict = defaultdict(list)
         for pts in series.values():
             for p in pts:
@@ -161,13 +187,22 @@ def recommendations(sweeps: dict, strong: dict) -> list[Recommendation]:
 
 def format_recommendations(recs: list[Recommendation]) -> str:
     """A markdown table (also readable as plain text)."""
-    lines = ["| subdomain per rank | fastest | median us | runner-up | margin | verdict |",
-             "|---|---|---:|---|---:|---|"]
+    lines = [
+        "| subdomain per rank | fastest | median us | runner-up | margin | verdict |",
+        "|---|---|---:|---|---:|---|",
+    ]
     for r in recs:
-        verdict = ("only one strategy" if r.runner_up == "-" else
-                   "significant" if r.significant else "no significant difference")
-        lines.append(f"| {r.label} | {r.fastest} | {r.median_s * 1e6:.2f} | {r.runner_up} | "
-                     f"{100 * r.margin:.1f}% | {verdict} |")
+        verdict = (
+            "only one strategy"
+            if r.runner_up == "-"
+            else "significant"
+            if r.significant
+            else "no significant difference"
+        )
+        lines.append(
+            f"| {r.label} | {r.fastest} | {r.median_s * 1e6:.2f} | {r.runner_up} | "
+            f"{100 * r.margin:.1f}% | {verdict} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -176,8 +211,8 @@ def comm_work_ratio(shape: str, x: float) -> float:
     cubic (6x^2 + 12x + 8) / x^3; non-cubic x, 1.5x, 2x:
     (13x^2 + 18x + 8) / 3x^3 (the faces are x*1.5x, 1.5x*2x and 2x*x)."""
     if shape == "noncubic":
-        return (13 * x * x + 18 * x + 8) / (3 * x ** 3)
-    return (6 * x * x + 12 * x + 8) / x ** 3
+        return (13 * x * x + 18 * x + 8) / (3 * x**3)
+    return (6 * x * x + 12 * x + 8) / x**3
 
 
 def element_bytes(dtype: str) -> int:
@@ -187,6 +222,7 @@ def element_bytes(dtype: str) -> int:
 @dataclass
 class StencilPoint:
     """One strategy of one `bench stencil` case, summarised (seconds per run)."""
+
     record: dict
     total: Summary
     halo: Summary
@@ -198,7 +234,9 @@ class StencilPoint:
 
 
 def stencil_point(r: dict) -> StencilPoint:
-    return StencilPoint(r, summarize(r["total_time_s"]), summarize(r["halo_time_s"]), summarize(r["work_time_s"]))
+    return StencilPoint(
+        r, summarize(r["total_time_s"]), summarize(r["halo_time_s"]), summarize(r["work_time_s"])
+    )
 
 
 def _by_strategy(recs: list[dict], x) -> dict[str, list[StencilPoint]]:
@@ -215,21 +253,32 @@ def stencil_series(records: list[dict]) -> dict[str, list[tuple]]:
     nx x ny and rank count over several nz). Each entry is (title, x key,
     {strategy: [StencilPoint]}) with the points ordered along x."""
     st = [r for r in records if r["benchmark"] == "stencil"]
+
     # A run over several nz is a message-size sweep and nothing else; the
     # scaling series are sought among the other records of the same file.
-    run = lambda r: (r.get("_source"), r.get("campaign_point"), r.get("date_utc"), r["ranks"])
+    def run(r):
+        return (r.get("_source"), r.get("campaign_point"), r.get("date_utc"), r["ranks"])
+
     nzs_of_run: dict = defaultdict(set)
     for r in st:
         nzs_of_run[run(r)].add(r["nz"])
-    key = lambda r: (r.get("precision"), r.get("iterations_per_sample"), r.get("threads_per_rank"), r.get("_source"))
+
+    def key(r):
+        return (
+            r.get("precision"),
+            r.get("iterations_per_sample"),
+            r.get("threads_per_rank"),
+            r.get("_source"),
+        )
+
     groups: dict[str, list[tuple]] = {"strong": [], "weak": [], "nz": []}
     strong, weak, nz = defaultdict(list), defaultdict(list), defaultdict(list)
     for r in st:
         if len(nzs_of_run[run(r)]) > 1:
-            nz[(r["nx"], r["ny"], r["ranks"]) + key(r)].append(r)
+            nz[(r["nx"], r["ny"], r["ranks"], *key(r))].append(r)
         else:
-            strong[(r["nx"], r["ny"], r["nz"]) + key(r)].append(r)
-            weak[(r["nx"] * r["ny"] / r["ranks"], r["nz"]) + key(r)].append(r)
+            strong[(r["nx"], r["ny"], r["nz"], *key(r))].append(r)
+            weak[(r["nx"] * r["ny"] / r["ranks"], r["nz"], *key(r))].append(r)
     for k, recs in sorted(strong.items(), key=lambda kv: str(kv[0])):
         if len({r["ranks"] for r in recs}) > 1:
             title = f"strong scaling, {k[0]}x{k[1]}x{k[2]}, {k[3]}, {k[4]} iterations"

@@ -12,7 +12,8 @@ commands, run one by one with progress and resumable from the results file.
     benchmark = "halo"          # halo, lb, pingpong, stream, stencil, clock, coll, overlap, monitor or io
     ranks = [1, 2]              # one point per rank count ...
     threads = [1]               # ... per OpenMP thread count ...
-    sizes = [16, 24, 32]        # ... and per size (-m for halo/coll/overlap, -L for lb/monitor/io, --nz for stencil)
+    sizes = [16, 24, 32]        # ... and per size (-m for halo/coll/overlap,
+                                # -L for lb/monitor/io, --nz for stencil)
     args = ["-i", "2000", "-r", "5"]
 """
 
@@ -31,8 +32,18 @@ from pathlib import Path
 
 from .results import ResultsError, append_records, read_records
 
-BENCHMARKS = {"halo": "-m", "lb": "-L", "pingpong": "-m", "stream": "-n", "stencil": "--nz", "clock": "-n",
-              "coll": "-m", "overlap": "-m", "monitor": "-L", "io": "-L"}
+BENCHMARKS = {
+    "halo": "-m",
+    "lb": "-L",
+    "pingpong": "-m",
+    "stream": "-n",
+    "stencil": "--nz",
+    "clock": "-n",
+    "coll": "-m",
+    "overlap": "-m",
+    "monitor": "-L",
+    "io": "-L",
+}
 CAMPAIGN_KEYS = {"name", "results", "haloex", "mpirun", "timeout_s"}
 POINT_KEYS = {"benchmark", "ranks", "threads", "sizes", "global", "args", "name"}
 
@@ -106,12 +117,18 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
     head = data.get("campaign", {})
     unknown = set(data) - {"campaign", "points"} | set(head) - CAMPAIGN_KEYS
     if unknown:
-        raise CampaignError(f"{path}: unknown keys {sorted(unknown)} (valid: [campaign] with "
-                            f"{sorted(CAMPAIGN_KEYS)}, and [[points]])")
+        raise CampaignError(
+            f"{path}: unknown keys {sorted(unknown)} (valid: [campaign] with "
+            f"{sorted(CAMPAIGN_KEYS)}, and [[points]])"
+        )
     name = head.get("name", path.stem)
     launcher = head.get("mpirun")
-    if launcher is not None and (not isinstance(launcher, list) or not all(isinstance(w, str) for w in launcher)):
-        raise CampaignError(f"{path}: campaign.mpirun must be a list of strings, e.g. [\"mpirun\", \"--oversubscribe\"]")
+    if launcher is not None and (
+        not isinstance(launcher, list) or not all(isinstance(w, str) for w in launcher)
+    ):
+        raise CampaignError(
+            f'{path}: campaign.mpirun must be a list of strings, e.g. ["mpirun", "--oversubscribe"]'
+        )
     camp = Campaign(
         name=name,
         results=Path(results or head.get("results", f"results/{name}/results.jsonl")),
@@ -154,8 +171,18 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
 
 
 def command(camp: Campaign, point: Point, out: str) -> list[str]:
-    return [*camp.mpirun, "-np", str(point.ranks), camp.haloex, "bench", point.benchmark, *point.args,
-            "-q", "-o", out]
+    return [
+        *camp.mpirun,
+        "-np",
+        str(point.ranks),
+        camp.haloex,
+        "bench",
+        point.benchmark,
+        *point.args,
+        "-q",
+        "-o",
+        out,
+    ]
 
 
 def done_keys(results: Path) -> set[str]:
@@ -165,7 +192,7 @@ def done_keys(results: Path) -> set[str]:
 
 
 def _clock(seconds: float) -> str:
-    s = int(round(seconds))
+    s = round(seconds)
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
@@ -184,8 +211,10 @@ class Progress:
         eta = "?" if ran == 0 else _clock(elapsed / ran * (self.total - ran))
         pct = 100 * (index - 1) / max(self.total, 1)
         bar = "#" * int(pct / 5) + "." * (20 - int(pct / 5))
-        text = (f"[{bar}] {index}/{self.total} {pct:3.0f}%  elapsed {_clock(elapsed)}  ETA {eta}  "
-                f"{point.benchmark} np={point.ranks} t={point.threads} {shlex.join(point.args)}")
+        text = (
+            f"[{bar}] {index}/{self.total} {pct:3.0f}%  elapsed {_clock(elapsed)}  ETA {eta}  "
+            f"{point.benchmark} np={point.ranks} t={point.threads} {shlex.join(point.args)}"
+        )
         if self.tty:
             self.stream.write("\r\033[K" + text)
         else:
@@ -207,8 +236,12 @@ def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False
         raise CampaignError(f"cannot resume from {camp.results}: {e}") from e
     todo = [p for p in camp.points if p.key not in done]
     skipped = len(camp.points) - len(todo)
-    print(f"campaign {camp.name}: {len(camp.points)} points, {skipped} already in {camp.results}, "
-          f"{len(todo)} to run", file=out, flush=True)
+    print(
+        f"campaign {camp.name}: {len(camp.points)} points, {skipped} already in {camp.results}, "
+        f"{len(todo)} to run",
+        file=out,
+        flush=True,
+    )
     if dry_run:
         for p in todo:
             env = f"OMP_NUM_THREADS={p.threads} "
@@ -238,8 +271,11 @@ def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False
                 failures += 1
                 print(f"point failed: {shlex.join(cmd)}\n  " + "\n  ".join(why), file=sys.stderr)
                 if not keep_going:
-                    print(f"stopped; {i - 1} points of this run are saved in {camp.results}; "
-                          "run again to resume", file=sys.stderr)
+                    print(
+                        f"stopped; {i - 1} points of this run are saved in {camp.results}; "
+                        "run again to resume",
+                        file=sys.stderr,
+                    )
                     return 1
                 continue
             records = read_records(Path(tmp))
@@ -250,7 +286,10 @@ def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False
                     r["point_name"] = p.label
             append_records(camp.results, records)
     progress.finish()
-    print(f"campaign {camp.name}: {len(todo) - failures} points run, {failures} failed; results in {camp.results}",
-          file=out, flush=True)
+    print(
+        f"campaign {camp.name}: {len(todo) - failures} points run, {failures} failed; "
+        f"results in {camp.results}",
+        file=out,
+        flush=True,
+    )
     return 1 if failures else 0
-

@@ -15,38 +15,56 @@ from .results import ResultsError
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="haloex-lab",
-        description="Run campaigns of haloex benchmarks under mpirun and turn their results into reports.")
+        description="Run campaigns of haloex benchmarks under mpirun and turn their results into reports.",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    r = sub.add_parser("run", help="run the points of a campaign file (resumable)",
-                       description="Run every point of CAMPAIGN (a TOML file, see campaigns/) that is not yet in "
-                       "its results file, with a progress line and ETA. Interrupted campaigns resume where they "
-                       "stopped.")
+    r = sub.add_parser(
+        "run",
+        help="run the points of a campaign file (resumable)",
+        description="Run every point of CAMPAIGN (a TOML file, see campaigns/) that is not yet in "
+        "its results file, with a progress line and ETA. Interrupted campaigns resume where they "
+        "stopped.",
+    )
     r.add_argument("campaign", type=Path, help="campaign TOML file")
     r.add_argument("--results", type=Path, help="results file (default: the campaign's)")
     r.add_argument("--haloex", help="path of the haloex program (default: $HALOEX or the campaign's)")
     r.add_argument("-n", "--dry-run", action="store_true", help="print the commands instead of running them")
     r.add_argument("--keep-going", action="store_true", help="go on after a point fails")
-    rep = sub.add_parser("report", help="markdown report, figures and recommendation from results",
-                         description="Read every *.jsonl file in RESULTS (or one file) and write report.md and "
-                         "figures/ beside them; print the recommendation table.")
+    rep = sub.add_parser(
+        "report",
+        help="markdown report, figures and recommendation from results",
+        description="Read every *.jsonl file in RESULTS (or one file) and write report.md and "
+        "figures/ beside them; print the recommendation table.",
+    )
     rep.add_argument("results", type=Path, help="results folder or file")
-    rep.add_argument("--out", type=Path, help="where to write report.md and figures/ (default: the results folder)")
+    rep.add_argument(
+        "--out", type=Path, help="where to write report.md and figures/ (default: the results folder)"
+    )
     rep.add_argument("--svg", action="store_true", help="also write SVG figures")
-    cmp = sub.add_parser("compare", help="compare two .npy fields (e.g. a strategy's output with --serial's)",
-                         description="Compare A with the reference B element by element: max absolute and "
-                         "relative difference, and numpy's allclose rule |a - b| <= atol + rtol |b|. Exit code 0 "
-                         "when they agree, 1 when they do not, 2 when they cannot be compared.")
+    cmp = sub.add_parser(
+        "compare",
+        help="compare two .npy fields (e.g. a strategy's output with --serial's)",
+        description="Compare A with the reference B element by element: max absolute and "
+        "relative difference, and numpy's allclose rule |a - b| <= atol + rtol |b|. Exit code 0 "
+        "when they agree, 1 when they do not, 2 when they cannot be compared.",
+    )
     cmp.add_argument("a", type=Path, help=".npy file to check")
     cmp.add_argument("b", type=Path, help="reference .npy file (e.g. from haloex stencil --serial)")
     cmp.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default: %(default)g)")
     cmp.add_argument("--atol", type=float, default=1e-8, help="absolute tolerance (default: %(default)g)")
-    sh = sub.add_parser("show", help="render a slice of a field output or checkpoint as a PNG",
-                        description="Read an output through its JSON metadata (binary, ASCII or HDF5, any I/O "
-                        "grid; checksums verified) and draw one slice of one component.")
+    sh = sub.add_parser(
+        "show",
+        help="render a slice of a field output or checkpoint as a PNG",
+        description="Read an output through its JSON metadata (binary, ASCII or HDF5, any I/O "
+        "grid; checksums verified) and draw one slice of one component.",
+    )
     sh.add_argument("metadata", type=Path, help="the output's .json metadata file")
     sh.add_argument("-o", "--out", type=Path, help="PNG to write (default: the metadata's name with .png)")
-    sh.add_argument("-c", "--component", help="component name or index, or 'magnitude' (default: magnitude "
-                    "for 3 components, else the first)")
+    sh.add_argument(
+        "-c",
+        "--component",
+        help="component name or index, or 'magnitude' (default: magnitude for 3 components, else the first)",
+    )
     sh.add_argument("--axis", default="z", help="the slice is normal to this axis (default: %(default)s)")
     sh.add_argument("--index", type=int, help="slice position along the axis (default: the middle)")
     return p
@@ -60,6 +78,7 @@ def main(argv=None) -> int:
             return run_campaign(camp, dry_run=args.dry_run, keep_going=args.keep_going)
         if args.command == "compare":
             from .compare import compare_files, format_comparison
+
             if args.rtol < 0 or args.atol < 0:
                 raise CompareError("--rtol and --atol must not be negative")
             c = compare_files(args.a, args.b, args.rtol, args.atol)
@@ -67,11 +86,18 @@ def main(argv=None) -> int:
             return 0 if c.ok else 1
         if args.command == "show":
             from .fields import show
-            out = show(args.metadata, args.out or args.metadata.with_suffix(".png"), args.component, args.axis,
-                       args.index)
+
+            out = show(
+                args.metadata,
+                args.out or args.metadata.with_suffix(".png"),
+                args.component,
+                args.axis,
+                args.index,
+            )
             print(f"wrote {out}")
             return 0
         from .report import build_report  # matplotlib only when reporting
+
         path, table = build_report(args.results, args.out, ("png", "svg") if args.svg else ("png",))
         if table:
             print("Recommendation (fastest strategy per subdomain size):\n")

@@ -22,13 +22,13 @@ class Comparison:
     shape: tuple
     dtypes: tuple[str, str]
     max_abs: float
-    max_rel: float        # over elements where the reference is not zero
-    outside: int          # elements that break the tolerance
-    nonfinite: int        # elements where either side is NaN or infinite
+    max_rel: float  # over elements where the reference is not zero
+    outside: int  # elements that break the tolerance
+    nonfinite: int  # elements where either side is NaN or infinite
     size: int
     rtol: float
     atol: float
-    identical: bool       # same dtype and the same bytes
+    identical: bool  # same dtype and the same bytes
 
     @property
     def ok(self) -> bool:
@@ -56,10 +56,18 @@ def compare_arrays(a: np.ndarray, b: np.ndarray, rtol: float = 1e-5, atol: float
     nonzero = finite & (ref > 0)
     rel = diff[nonzero] / ref[nonzero]
     outside = int(np.count_nonzero(finite & (diff > atol + rtol * ref)))
-    return Comparison(shape=a.shape, dtypes=(str(a.dtype), str(b.dtype)), max_abs=float(diff.max(initial=0.0)),
-                      max_rel=float(rel.max(initial=0.0)), outside=outside,
-                      nonfinite=int(np.count_nonzero(~finite)), size=int(a.size), rtol=rtol, atol=atol,
-                      identical=a.dtype == b.dtype and a.tobytes() == b.tobytes())
+    return Comparison(
+        shape=a.shape,
+        dtypes=(str(a.dtype), str(b.dtype)),
+        max_abs=float(diff.max(initial=0.0)),
+        max_rel=float(rel.max(initial=0.0)),
+        outside=outside,
+        nonfinite=int(np.count_nonzero(~finite)),
+        size=int(a.size),
+        rtol=rtol,
+        atol=atol,
+        identical=a.dtype == b.dtype and a.tobytes() == b.tobytes(),
+    )
 
 
 def compare_files(a: Path, b: Path, rtol: float = 1e-5, atol: float = 1e-8) -> Comparison:
@@ -72,14 +80,18 @@ def compare_files(a: Path, b: Path, rtol: float = 1e-5, atol: float = 1e-8) -> C
 
 
 def format_comparison(a: Path, b: Path, c: Comparison) -> str:
-    lines = [f"a: {a}  shape {c.shape}  {c.dtypes[0]}",
-             f"b: {b}  shape {c.shape}  {c.dtypes[1]}  (reference)",
-             f"max abs difference      {c.max_abs:.6g}",
-             f"max relative difference {c.max_rel:.6g}  (|a - b| / |b| where b != 0)",
-             f"outside tolerance       {c.outside} of {c.size}  (|a - b| > atol + rtol |b|)"]
+    lines = [
+        f"a: {a}  shape {c.shape}  {c.dtypes[0]}",
+        f"b: {b}  shape {c.shape}  {c.dtypes[1]}  (reference)",
+        f"max abs difference      {c.max_abs:.6g}",
+        f"max relative difference {c.max_rel:.6g}  (|a - b| / |b| where b != 0)",
+        f"outside tolerance       {c.outside} of {c.size}  (|a - b| > atol + rtol |b|)",
+    ]
     if c.nonfinite:
         lines.append(f"not finite              {c.nonfinite} elements (NaN or inf on either side)")
     verdict = "PASS" if c.ok else "FAIL"
-    lines.append(f"{verdict}: allclose(a, b, rtol={c.rtol:g}, atol={c.atol:g})"
-                 + ("; bit-identical" if c.identical else ""))
+    lines.append(
+        f"{verdict}: allclose(a, b, rtol={c.rtol:g}, atol={c.atol:g})"
+        + ("; bit-identical" if c.identical else "")
+    )
     return "\n".join(lines)

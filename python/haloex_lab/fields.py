@@ -56,8 +56,9 @@ def block_checksum(values: np.ndarray, offset, size) -> int:
     `offset` in a lattice of `size`: the sum mod 2^64 of
     splitmix64(index ^ splitmix64(bits)) over elements, index = site * ncomp + c."""
     ex, ey, ez, nc = values.shape
-    i, j, k = np.meshgrid(np.arange(ex) + offset[0], np.arange(ey) + offset[1], np.arange(ez) + offset[2],
-                          indexing="ij")
+    i, j, k = np.meshgrid(
+        np.arange(ex) + offset[0], np.arange(ey) + offset[1], np.arange(ez) + offset[2], indexing="ij"
+    )
     site = ((i * size[1] + j) * size[2] + k).astype(np.uint64)
     index = site[..., None] * np.uint64(nc) + np.arange(nc, dtype=np.uint64)
     raw = np.ascontiguousarray(values)
@@ -69,7 +70,7 @@ def block_checksum(values: np.ndarray, offset, size) -> int:
 
 def _read_block(meta: dict, base: Path, f: dict) -> np.ndarray:
     path = base / f["path"]
-    shape = tuple(f["extent"]) + (meta["ncomp"],)
+    shape = (*tuple(f["extent"]), meta["ncomp"])
     if not path.exists():
         raise FieldError(f"{path}: data file missing")
     if meta["format"] == "hdf5":
@@ -104,14 +105,16 @@ def read_field(path, verify: bool = True) -> np.ndarray:
         for f, b in blocks:
             got = block_checksum(np.asarray(b), f["offset"], size)
             if f"0x{got:016x}" != f["checksum"]:
-                raise FieldError(f"{path.parent / f['path']} is corrupted: checksum 0x{got:016x}, "
-                                 f"the metadata says {f['checksum']}")
+                raise FieldError(
+                    f"{path.parent / f['path']} is corrupted: checksum 0x{got:016x}, "
+                    f"the metadata says {f['checksum']}"
+                )
     if len(blocks) == 1 and tuple(blocks[0][0]["extent"]) == tuple(size):
         return blocks[0][1]
-    out = np.empty(tuple(size) + (meta["ncomp"],), dtype=dtype_of(meta).newbyteorder("="))
+    out = np.empty((*tuple(size), meta["ncomp"]), dtype=dtype_of(meta).newbyteorder("="))
     for f, b in blocks:
         o, e = f["offset"], f["extent"]
-        out[o[0]:o[0] + e[0], o[1]:o[1] + e[1], o[2]:o[2] + e[2]] = b
+        out[o[0] : o[0] + e[0], o[1] : o[1] + e[1], o[2] : o[2] + e[2]] = b
     return out
 
 
@@ -130,7 +133,9 @@ def component(meta: dict, data: np.ndarray, which: str | None):
         try:
             c = int(which)
         except ValueError:
-            raise FieldError(f"no component {which!r} (components: {', '.join(names) or nc}, or magnitude)") from None
+            raise FieldError(
+                f"no component {which!r} (components: {', '.join(names) or nc}, or magnitude)"
+            ) from None
     if not 0 <= c < nc:
         raise FieldError(f"component {c} is outside 0..{nc - 1}")
     return np.asarray(data[..., c], dtype=float), f"{meta['name']}[{names[c] if c < len(names) else c}]"
@@ -140,6 +145,7 @@ def show(path, out, which: str | None = None, axis: str = "z", index: int | None
     """Render a slice of an output (normal to `axis`, at `index`, default the
     middle) as a PNG with a colour bar."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

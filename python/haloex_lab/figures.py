@@ -9,10 +9,10 @@ import matplotlib
 import matplotlib.ticker
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from .analysis import CALLS, HaloPoint, Speedup, comm_work_ratio, element_bytes  # noqa: E402
+from .analysis import CALLS, HaloPoint, Speedup, comm_work_ratio, element_bytes
 
 MARKERS = "osD^v<>pPX*h"
 
@@ -47,21 +47,41 @@ def halo_sweep(series: dict[str, list[HaloPoint]], title: str, out: Path, name: 
         pts = series[s]
         L = [p.record["local_size"] for p in pts]
         st = _style(i)
-        ax[0, 0].errorbar(L, [CALLS * p.time.mean for p in pts], yerr=[CALLS * p.time.std for p in pts],
-                          label=s, **st)
-        ax[0, 1].errorbar([p.record["halo_bytes"] / 1e6 for p in pts], [p.beff.mean / 1e9 for p in pts],
-                          yerr=[p.beff.std / 1e9 for p in pts], label=s, **st)
-        ax[1, 0].errorbar(L, [p.updates.mean / 1e6 for p in pts], yerr=[p.updates.std / 1e6 for p in pts],
-                          label=s, **st)
-        rel = [(p.record["local_size"], p.time.median / staged[p.record["local_size"]]) for p in pts
-               if p.record["local_size"] in staged]
+        ax[0, 0].errorbar(
+            L, [CALLS * p.time.mean for p in pts], yerr=[CALLS * p.time.std for p in pts], label=s, **st
+        )
+        ax[0, 1].errorbar(
+            [p.record["halo_bytes"] / 1e6 for p in pts],
+            [p.beff.mean / 1e9 for p in pts],
+            yerr=[p.beff.std / 1e9 for p in pts],
+            label=s,
+            **st,
+        )
+        ax[1, 0].errorbar(
+            L, [p.updates.mean / 1e6 for p in pts], yerr=[p.updates.std / 1e6 for p in pts], label=s, **st
+        )
+        rel = [
+            (p.record["local_size"], p.time.median / staged[p.record["local_size"]])
+            for p in pts
+            if p.record["local_size"] in staged
+        ]
         if rel:
-            ax[1, 1].plot(*zip(*rel), label=s, marker=st["marker"], color=st["color"], markersize=4)
+            ax[1, 1].plot(
+                *zip(*rel, strict=True), label=s, marker=st["marker"], color=st["color"], markersize=4
+            )
     ax[0, 0].set(xlabel="subdomain edge L", ylabel=f"time for {CALLS} calls (s)", title="halo exchange time")
-    ax[0, 1].set(xlabel="halo bytes per rank and exchange (MB)", ylabel="B_eff (GB/s)", xscale="log",
-                 title="effective bandwidth")
-    ax[1, 0].set(xlabel="subdomain edge L", ylabel="updates per core (10^6/s)", title="rate of updates N = sites / t")
-    ax[1, 1].set(xlabel="subdomain edge L", ylabel="median time / staged's", title="runtime relative to staged")
+    ax[0, 1].set(
+        xlabel="halo bytes per rank and exchange (MB)",
+        ylabel="B_eff (GB/s)",
+        xscale="log",
+        title="effective bandwidth",
+    )
+    ax[1, 0].set(
+        xlabel="subdomain edge L", ylabel="updates per core (10^6/s)", title="rate of updates N = sites / t"
+    )
+    ax[1, 1].set(
+        xlabel="subdomain edge L", ylabel="median time / staged's", title="runtime relative to staged"
+    )
     ax[1, 1].axhline(1.0, color="grey", lw=0.8)
     for a in ax.flat:
         a.grid(alpha=0.3)
@@ -79,23 +99,48 @@ def comm_work(sweeps: dict, out: Path, formats) -> list[str]:
     # equal work: x = V^(1/3) (cubic) or (V/3)^(1/3) (x, 1.5x, 2x).
     volume = np.logspace(np.log10(64), np.log10(1e6), 200)
     for shape, ls, edge in (("cubic", "-", volume ** (1 / 3)), ("noncubic", "--", (volume / 3) ** (1 / 3))):
-        ax[0].plot(volume, [comm_work_ratio(shape, x) for x in edge], ls, color="black", lw=1,
-                   label=f"analytic, {shape}")
-    i = 0
-    for (shape, ranks, grid, setup), series in sorted(sweeps.items(), key=lambda kv: str(kv[0])):
+        ax[0].plot(
+            volume,
+            [comm_work_ratio(shape, x) for x in edge],
+            ls,
+            color="black",
+            lw=1,
+            label=f"analytic, {shape}",
+        )
+    for i, ((shape, ranks, _grid, setup), series) in enumerate(
+        sorted(sweeps.items(), key=lambda kv: str(kv[0]))
+    ):
         pts = series.get("staged") or next(iter(series.values()))
         ncomp, dtype = setup[0], setup[1]
         V = [p.record["sites_per_rank"] for p in pts]
-        moved = [p.record["halo_bytes"] / (ncomp * element_bytes(dtype)) / p.record["sites_per_rank"] for p in pts]
+        moved = [
+            p.record["halo_bytes"] / (ncomp * element_bytes(dtype)) / p.record["sites_per_rank"] for p in pts
+        ]
         st = _style(i)
-        ax[0].plot(V, moved, st["marker"], color=st["color"], label=f"plan, {shape}, {ranks} ranks ({setup[3]})")
-        ax[1].plot(V, [p.time.median / p.record["sites_per_rank"] * 1e9 for p in pts], marker=st["marker"],
-                   color=st["color"], label=f"{pts[0].strategy}, {shape}, {ranks} ranks")
-        i += 1
-    ax[0].set(xlabel="sites per rank (work)", ylabel="halo sites / owned sites", xscale="log", yscale="log",
-              title="communication / work")
-    ax[1].set(xlabel="sites per rank (work)", ylabel="exchange time per owned site (ns)", xscale="log",
-              yscale="log", title="measured exchange cost per site")
+        ax[0].plot(
+            V, moved, st["marker"], color=st["color"], label=f"plan, {shape}, {ranks} ranks ({setup[3]})"
+        )
+        ax[1].plot(
+            V,
+            [p.time.median / p.record["sites_per_rank"] * 1e9 for p in pts],
+            marker=st["marker"],
+            color=st["color"],
+            label=f"{pts[0].strategy}, {shape}, {ranks} ranks",
+        )
+    ax[0].set(
+        xlabel="sites per rank (work)",
+        ylabel="halo sites / owned sites",
+        xscale="log",
+        yscale="log",
+        title="communication / work",
+    )
+    ax[1].set(
+        xlabel="sites per rank (work)",
+        ylabel="exchange time per owned site (ns)",
+        xscale="log",
+        yscale="log",
+        title="measured exchange cost per site",
+    )
     for a in ax:
         a.grid(alpha=0.3, which="both")
         a.legend(fontsize=7)
@@ -111,23 +156,41 @@ def noncubic(cubic: dict, noncub: dict, title: str, out: Path, name: str, format
         for series, ls, tag in ((cubic, "-", "cubic"), (noncub, "--", "non-cubic")):
             pts = series.get(s, [])
             if pts:
-                ax.errorbar([p.record["sites_per_rank"] for p in pts], [p.updates.mean / 1e6 for p in pts],
-                            yerr=[p.updates.std / 1e6 for p in pts], ls=ls, label=f"{s} {tag}", **st)
+                ax.errorbar(
+                    [p.record["sites_per_rank"] for p in pts],
+                    [p.updates.mean / 1e6 for p in pts],
+                    yerr=[p.updates.std / 1e6 for p in pts],
+                    ls=ls,
+                    label=f"{s} {tag}",
+                    **st,
+                )
     ax.set(xlabel="sites per rank", ylabel="updates per core (10^6/s)", xscale="log", title=title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     return _save(fig, out, name, formats)
 
 
-def strong(series: dict[str, list[HaloPoint]], speed: dict[str, Speedup], base: str, title: str, out: Path,
-           name: str, formats) -> list[str]:
+def strong(
+    series: dict[str, list[HaloPoint]],
+    speed: dict[str, Speedup],
+    base: str,
+    title: str,
+    out: Path,
+    name: str,
+    formats,
+) -> list[str]:
     """Strong scaling: time for 2000 calls, speedup against each strategy's own
     base and against one common base, and parallel efficiency."""
     fig, ax = plt.subplots(2, 2, figsize=(12, 8.5), constrained_layout=True)
     for i, s in enumerate(_order(series)):
         pts, sp, st = series[s], speed[s], _style(i)
-        ax[0, 0].errorbar(sp.ranks, [CALLS * p.time.mean for p in pts], yerr=[CALLS * p.time.std for p in pts],
-                          label=s, **st)
+        ax[0, 0].errorbar(
+            sp.ranks,
+            [CALLS * p.time.mean for p in pts],
+            yerr=[CALLS * p.time.std for p in pts],
+            label=s,
+            **st,
+        )
         kw = {"marker": st["marker"], "color": st["color"], "markersize": 4}
         ax[0, 1].plot(sp.ranks, sp.own, label=s, **kw)
         ax[1, 0].plot(sp.ranks, sp.common, label=s, **kw)
@@ -136,7 +199,9 @@ def strong(series: dict[str, list[HaloPoint]], speed: dict[str, Speedup], base: 
     for a in (ax[0, 1], ax[1, 0]):
         a.plot(ranks, [r / ranks[0] for r in ranks], ":", color="grey", label="ideal")
     ax[0, 0].set(xlabel="ranks", ylabel=f"time for {CALLS} calls (s)", title="halo exchange time")
-    ax[0, 1].set(xlabel="ranks", ylabel="S(p) = T(own base) / T(p)", title="speedup, each against its own base")
+    ax[0, 1].set(
+        xlabel="ranks", ylabel="S(p) = T(own base) / T(p)", title="speedup, each against its own base"
+    )
     ax[1, 0].set(xlabel="ranks", ylabel="S(p) = T(common) / T(p)", title=f"speedup against {base}")
     ax[1, 1].set(xlabel="ranks", ylabel="E(p) = S(p) / (p / p_base)", title="parallel efficiency")
     for a in ax.flat:
@@ -158,14 +223,24 @@ def pingpong(records: list[dict], out: Path, formats) -> list[str]:
         b = [r["message_bytes"] for r in rs]
         st = _style(i)
         lat = [np.array(r["latency_s"]) for r in rs]
-        bw = [r["message_bytes"] / x for r, x in zip(rs, lat)]
+        bw = [r["message_bytes"] / x for r, x in zip(rs, lat, strict=True)]
         label = f"{key[0]} {str(key[2])[:10]}"
         ax[0].errorbar(b, [x.mean() / 1e6 for x in bw], yerr=[x.std() / 1e6 for x in bw], label=label, **st)
         ax[1].errorbar(b, [x.mean() * 1e6 for x in lat], yerr=[x.std() * 1e6 for x in lat], label=label, **st)
-    ax[0].set(xscale="log", yscale="log", xlabel="message size (bytes)", ylabel="bandwidth (MB/s)",
-              title="ping-pong bandwidth")
-    ax[1].set(xscale="log", yscale="log", xlabel="message size (bytes)", ylabel="half round trip (us)",
-              title="ping-pong latency")
+    ax[0].set(
+        xscale="log",
+        yscale="log",
+        xlabel="message size (bytes)",
+        ylabel="bandwidth (MB/s)",
+        title="ping-pong bandwidth",
+    )
+    ax[1].set(
+        xscale="log",
+        yscale="log",
+        xlabel="message size (bytes)",
+        ylabel="half round trip (us)",
+        title="ping-pong latency",
+    )
     for a in ax:
         a.grid(alpha=0.3, which="both")
         a.legend(fontsize=7)
@@ -184,8 +259,13 @@ def lb_saturation(records: list[dict], out: Path, formats) -> list[str]:
     for i, (key, rs) in enumerate(sorted(lines.items())):
         rs.sort(key=lattice_sites)
         samples = [np.array(r["mlups_samples"]) for r in rs]
-        ax.errorbar([lattice_sites(r) for r in rs], [s.mean() for s in samples], yerr=[s.std() for s in samples],
-                    label=f"{key[0]} rank(s) x {key[1]} thread(s) {key[2]}", **_style(i))
+        ax.errorbar(
+            [lattice_sites(r) for r in rs],
+            [s.mean() for s in samples],
+            yerr=[s.std() for s in samples],
+            label=f"{key[0]} rank(s) x {key[1]} thread(s) {key[2]}",
+            **_style(i),
+        )
     ax.set(xscale="log", xlabel="lattice sites", ylabel="MLUPS", title="LB saturation exercise")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
@@ -200,12 +280,20 @@ def lb_schedules(pairs: dict, out: Path, formats) -> list[str]:
     fig, ax = plt.subplots(figsize=(8, 5))
     for i, (key, pts) in enumerate(sorted(pairs.items())):
         pts = sorted(pts)
-        ax.errorbar([p[0] for p in pts], [np.median(p[1]) for p in pts],
-                    yerr=[np.std(p[1]) for p in pts],
-                    label=f"{key[0]} rank(s) x {key[1]} thread(s) {key[2]}", **_style(i))
+        ax.errorbar(
+            [p[0] for p in pts],
+            [np.median(p[1]) for p in pts],
+            yerr=[np.std(p[1]) for p in pts],
+            label=f"{key[0]} rank(s) x {key[1]} thread(s) {key[2]}",
+            **_style(i),
+        )
     ax.axhline(1.0, color="grey", lw=0.8)
-    ax.set(xscale="log", xlabel="lattice sites", ylabel="taskloop MLUPS / worksharing MLUPS",
-           title="LB sweep shared by tasks or by worksharing")
+    ax.set(
+        xscale="log",
+        xlabel="lattice sites",
+        ylabel="taskloop MLUPS / worksharing MLUPS",
+        title="LB sweep shared by tasks or by worksharing",
+    )
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     return _save(fig, out, "lb_schedules", formats)
@@ -226,10 +314,22 @@ def stencil(series: dict, x_key: str, title: str, out: Path, name: str, formats)
         x = [p.record[x_key] for p in pts]
         st = _style(i)
         ls = "--" if s == "serial" else "-"
-        ax[0].errorbar(x, [p.halo.mean * 1e3 for p in pts], yerr=[p.halo.std * 1e3 for p in pts], label=s,
-                       linestyle=ls, **st)
-        ax[1].errorbar(x, [p.work.mean * 1e3 for p in pts], yerr=[p.work.std * 1e3 for p in pts], label=s,
-                       linestyle=ls, **st)
+        ax[0].errorbar(
+            x,
+            [p.halo.mean * 1e3 for p in pts],
+            yerr=[p.halo.std * 1e3 for p in pts],
+            label=s,
+            linestyle=ls,
+            **st,
+        )
+        ax[1].errorbar(
+            x,
+            [p.work.mean * 1e3 for p in pts],
+            yerr=[p.work.std * 1e3 for p in pts],
+            label=s,
+            linestyle=ls,
+            **st,
+        )
     xlabel = "ranks" if x_key == "ranks" else "nz (values per column)"
     ax[0].set(xlabel=xlabel, ylabel="halo time per run (ms)", title="halo update", yscale="log")
     ax[1].set(xlabel=xlabel, ylabel="work time per run (ms)", title="13-point update", yscale="log")
@@ -242,13 +342,17 @@ def stencil(series: dict, x_key: str, title: str, out: Path, name: str, formats)
 
 
 def _forms(axes, series: dict, what: int, ylabel: str, title: str, log: bool):
-    for a, form in zip(axes, ("blocking", "nonblocking")):
+    for a, form in zip(axes, ("blocking", "nonblocking"), strict=True):
         for i, (delay, pts) in enumerate(sorted(series.get(form, {}).items())):
             pts = [p for p in pts if p[what] is not None]
             if not pts:
                 continue
-            a.plot([p[0] for p in pts], [p[what] * (1e6 if what == 1 else 1) for p in pts],
-                   label=f"delta = {delay * 1e6:g} us", **{k: v for k, v in _style(i).items() if k != "capsize"})
+            a.plot(
+                [p[0] for p in pts],
+                [p[what] * (1e6 if what == 1 else 1) for p in pts],
+                label=f"delta = {delay * 1e6:g} us",
+                **{k: v for k, v in _style(i).items() if k != "capsize"},
+            )
         a.set_xscale("log", base=2)
         a.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
         a.set(xlabel="processes", ylabel=ylabel, title=f"{title} ({form})")
@@ -276,15 +380,23 @@ def overlap_beta(rows: list, out: Path, formats) -> list[str]:
     communicator size, one panel per operation."""
     ops = sorted({(o.mpi_name, o.test_calls) for o in rows})
     fig, ax = plt.subplots(1, len(ops), figsize=(6 * len(ops), 4.5), constrained_layout=True, squeeze=False)
-    for a, (op, tests) in zip(ax[0], ops):
+    for a, (op, tests) in zip(ax[0], ops, strict=True):
         mine = [o for o in rows if o.mpi_name == op and o.test_calls == tests]
         for i, (n, p) in enumerate(sorted({(o.ranks, o.procs) for o in mine})):
             pts = sorted((o.bytes, o.beta) for o in mine if (o.ranks, o.procs) == (n, p))
-            a.plot([x for x, _ in pts], [y for _, y in pts], label=f"{p} of {n} ranks",
-                   **{k: v for k, v in _style(i).items() if k != "capsize"})
+            a.plot(
+                [x for x, _ in pts],
+                [y for _, y in pts],
+                label=f"{p} of {n} ranks",
+                **{k: v for k, v in _style(i).items() if k != "capsize"},
+            )
         a.axhline(0, color="0.5", lw=0.8)
-        a.set(xscale="log", xlabel="message size (bytes)", ylabel="beta = (T_coll + T_comp - T_overlap) / T_overlap",
-              title=f"{op}" + (f", {tests} MPI_Test calls" if tests else ""))
+        a.set(
+            xscale="log",
+            xlabel="message size (bytes)",
+            ylabel="beta = (T_coll + T_comp - T_overlap) / T_overlap",
+            title=f"{op}" + (f", {tests} MPI_Test calls" if tests else ""),
+        )
         a.grid(alpha=0.3, which="both")
         a.legend(fontsize=7)
     return _save(fig, out, "overlap_beta", formats)
@@ -296,7 +408,7 @@ def monitor_costs(records: list[dict], out: Path, formats) -> list[str]:
     med = np.median
     runs = sorted({(r["ranks"], r["size"]) for r in records})
     fig, ax = plt.subplots(1, len(runs), figsize=(6 * len(runs), 4.5), constrained_layout=True, squeeze=False)
-    for a, (ranks, size) in zip(ax[0], runs):
+    for a, (ranks, size) in zip(ax[0], runs, strict=True):
         rs = [r for r in records if (r["ranks"], r["size"]) == (ranks, size)]
         names = [r["config"] for r in rs]
         bottom = np.zeros(len(rs))
@@ -317,6 +429,7 @@ def io_bandwidth(records: list[dict], out: Path, formats) -> list[str]:
     """Median output bandwidth against lattice size, one line per (ranks,
     I/O grid), with the min-max range of the episodes."""
     fig, ax = plt.subplots(figsize=(6.5, 4.5), constrained_layout=True)
+
     def key_of(r):
         return r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]
 
@@ -326,8 +439,13 @@ def io_bandwidth(records: list[dict], out: Path, formats) -> list[str]:
         med = np.array([np.median(r["bandwidth_Bps"]) / 1e9 for r in rs])
         lo = med - np.array([np.min(r["bandwidth_Bps"]) / 1e9 for r in rs])
         hi = np.array([np.max(r["bandwidth_Bps"]) / 1e9 for r in rs]) - med
-        ax.errorbar(L, med, yerr=[lo, hi], label=f"{key[0]} ranks, {key[1]}, io_grid {key[2]}, {key[3]} per site",
-                    **_style(i))
+        ax.errorbar(
+            L,
+            med,
+            yerr=[lo, hi],
+            label=f"{key[0]} ranks, {key[1]}, io_grid {key[2]}, {key[3]} per site",
+            **_style(i),
+        )
     ax.set(xscale="log", xlabel="L (L^3 sites)", ylabel="GB/s (median, min-max)", title="Output bandwidth")
     ax.set_xticks(sorted({r["size"] for r in records}))
     ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())

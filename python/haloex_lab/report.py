@@ -8,8 +8,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from . import coll, figures
-from .analysis import (format_recommendations, halo_sweeps, recommendations, setup_text, speedups,
-                       stencil_series, strong_series)
+from .analysis import (
+    format_recommendations,
+    halo_sweeps,
+    recommendations,
+    setup_text,
+    speedups,
+    stencil_series,
+    strong_series,
+)
 from .results import load_results, write_atomically
 from .stats import summarize
 
@@ -31,23 +38,30 @@ def _metadata(records: list[dict]) -> str:
 
 
 def _halo_table(series: dict, x_key: str, x_name: str) -> str:
-    lines = [f"| {x_name} | strategy | median us | 95% CI us | std us | B_eff GB/s | Mupd/core/s | vs staged |",
-             "|---:|---|---:|---|---:|---:|---:|---:|"]
+    lines = [
+        f"| {x_name} | strategy | median us | 95% CI us | std us | B_eff GB/s | Mupd/core/s | vs staged |",
+        "|---:|---|---:|---|---:|---:|---:|---:|",
+    ]
     staged = {p.record[x_key]: p.time.median for p in series.get("staged", [])}
     rows = [p for pts in series.values() for p in pts]
     rows.sort(key=lambda p: (p.record[x_key], p.time.median))
     for p in rows:
         t = p.time
         rel = t.median / staged[p.record[x_key]] if p.record[x_key] in staged else float("nan")
-        lines.append(f"| {p.record[x_key]} | {p.strategy} | {t.median * 1e6:.2f} | [{t.ci95_low * 1e6:.2f}, "
-                     f"{t.ci95_high * 1e6:.2f}] | {t.std * 1e6:.2f} | {p.record['halo_bytes'] / t.median / 1e9:.2f} | "
-                     f"{p.updates.median / 1e6:.2f} | {rel:.3f} |")
+        lines.append(
+            f"| {p.record[x_key]} | {p.strategy} | {t.median * 1e6:.2f} | [{t.ci95_low * 1e6:.2f}, "
+            f"{t.ci95_high * 1e6:.2f}] | {t.std * 1e6:.2f} | {p.record['halo_bytes'] / t.median / 1e9:.2f} | "
+            f"{p.updates.median / 1e6:.2f} | {rel:.3f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def _stencil_table(series: dict, x_key: str) -> str:
-    lines = [f"| {x_key} | strategy | halo ms | 95% CI ms | halo vs staged | work ms | total ms | speedup vs serial "
-             "| roofline |", "|---:|---|---:|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| {x_key} | strategy | halo ms | 95% CI ms | halo vs staged | work ms | total ms "
+        "| speedup vs serial | roofline |",
+        "|---:|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
     staged = {p.record[x_key]: p.halo.median for p in series.get("staged", [])}
     serial = {p.record[x_key]: p.total.median for p in series.get("serial", [])}
     rows = sorted((p for pts in series.values() for p in pts), key=lambda p: (p.record[x_key], p.halo.median))
@@ -56,9 +70,11 @@ def _stencil_table(series: dict, x_key: str) -> str:
         rel = f"{p.halo.median / staged[x]:.3f}" if x in staged else "-"
         sp = f"{serial[x] / p.total.median:.2f}" if x in serial else "-"
         rf = p.record.get("roofline_fraction")
-        lines.append(f"| {x} | {p.strategy} | {p.halo.median * 1e3:.3f} | [{p.halo.ci95_low * 1e3:.3f}, "
-                     f"{p.halo.ci95_high * 1e3:.3f}] | {rel} | {p.work.median * 1e3:.3f} | "
-                     f"{p.total.median * 1e3:.3f} | {sp} | {'-' if rf is None else f'{rf:.2f}'} |")
+        lines.append(
+            f"| {x} | {p.strategy} | {p.halo.median * 1e3:.3f} | [{p.halo.ci95_low * 1e3:.3f}, "
+            f"{p.halo.ci95_high * 1e3:.3f}] | {rel} | {p.work.median * 1e3:.3f} | "
+            f"{p.total.median * 1e3:.3f} | {sp} | {'-' if rf is None else f'{rf:.2f}'} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -72,41 +88,67 @@ def _collective_sections(records: list[dict], figdir: Path, formats) -> list[str
     md = []
     clocks = coll.clock_table(records)
     if clocks:
-        md += ["## Global clock", "",
-               "Each rank's clock skew against rank 0 (the modified ping-pong of the CRESTA paper): the estimate "
-               "from the exchange with the shortest round trip, the mean and standard deviation over all "
-               "exchanges, and the estimate's bound (half the shortest round trip).", "", clocks]
+        md += [
+            "## Global clock",
+            "",
+            "Each rank's clock skew against rank 0 (the modified ping-pong of the CRESTA paper): the "
+            "estimate from the exchange with the shortest round trip, the mean and standard deviation over "
+            "all exchanges, and the estimate's bound (half the shortest round trip).",
+            "",
+            clocks,
+        ]
     series = coll.delay_series(records)
     rows = coll.delay_rows(records)
     if series:
-        md += ["## Collectives with a delayed rank", "",
-               "Times on the global clock: latest end minus earliest start over the ranks, median of the runs. One "
-               "rank enters delta late; b = (t0 + delta - t_delta) / t_delta is the delay benefit (0: the delay "
-               "was simply added; > 0: the collective hid part of it). (I) marks the non-blocking form, started "
-               "and waited for at once.", ""]
+        md += [
+            "## Collectives with a delayed rank",
+            "",
+            "Times on the global clock: latest end minus earliest start over the ranks, median of the runs. "
+            "One rank enters delta late; b = (t0 + delta - t_delta) / t_delta is the delay benefit (0: the "
+            "delay was simply added; > 0: the collective hid part of it). (I) marks the non-blocking form, "
+            "started and waited for at once.",
+            "",
+        ]
         for (op, nbytes, ranks), s in sorted(series.items()):
             if any(d > 0 for form in s.values() for d in form):
-                names = figures.coll_delay(s, f"{op}, {ranks}-rank job", nbytes, figdir,
-                                           f"coll_delay_{op}_{nbytes}_np{ranks}", formats)
+                names = figures.coll_delay(
+                    s,
+                    f"{op}, {ranks}-rank job",
+                    nbytes,
+                    figdir,
+                    f"coll_delay_{op}_{nbytes}_np{ranks}",
+                    formats,
+                )
                 md += [_fig(names, f"{op} with a delayed rank")]
         if rows:
             md += [coll.delay_table(rows)]
     orows = coll.overlap_rows(records)
     if orows:
         names = figures.overlap_beta(orows, figdir, formats)
-        md += ["## Overlap availability of non-blocking collectives", "",
-               "Means over iterations and ranks of T_coll (start, wait), T_comp (p x p matrix-vector products "
-               "calibrated to about T_coll) and T_overlap (start, compute, wait). beta = (T_coll + T_comp - "
-               "T_overlap) / T_overlap (the CRESTA paper); OSU % = 100 max(0, 1 - (T_overlap - T_comp) / T_coll); "
-               "IMB % = 100 max(0, min(1, (T_coll + T_comp - T_overlap) / min(T_coll, T_comp))).", "",
-               _fig(names, "overlap benefit beta"), coll.overlap_table(orows)]
+        md += [
+            "## Overlap availability of non-blocking collectives",
+            "",
+            "Means over iterations and ranks of T_coll (start, wait), T_comp (p x p matrix-vector products "
+            "calibrated to about T_coll) and T_overlap (start, compute, wait). beta = (T_coll + T_comp - "
+            "T_overlap) / T_overlap (the CRESTA paper); OSU % = 100 max(0, 1 - (T_overlap - T_comp) / "
+            "T_coll); IMB % = 100 max(0, min(1, (T_coll + T_comp - T_overlap) / min(T_coll, T_comp))).",
+            "",
+            _fig(names, "overlap benefit beta"),
+            coll.overlap_table(orows),
+        ]
     mon = [r for r in records if r.get("benchmark") == "monitor"]
     if mon:
         names = figures.monitor_costs(mon, figdir, formats)
-        md += ["## LB monitoring reductions", "",
-               "Per step: T_sim (slowest rank's wall time), T_LB (collision and streaming, statistics included), "
-               "T_halo, T_wait (in the reduction's MPI calls), T_mon (T_LB above the unmonitored run), medians.",
-               "", _fig(names, "LB monitoring"), coll.monitor_table(mon)]
+        md += [
+            "## LB monitoring reductions",
+            "",
+            "Per step: T_sim (slowest rank's wall time), T_LB (collision and streaming, statistics "
+            "included), T_halo, T_wait (in the reduction's MPI calls), T_mon (T_LB above the unmonitored "
+            "run), medians.",
+            "",
+            _fig(names, "LB monitoring"),
+            coll.monitor_table(mon),
+        ]
     return md
 
 
@@ -116,21 +158,29 @@ def _io_section(records: list[dict], figdir: Path, formats) -> list[str]:
     if not io:
         return []
     sizes = sorted({r["size"] for r in io})
-    md = ["## Output bandwidth (the ARCHER2 paper's Table 1)", "",
-          "Median GB/s over the episodes of one output (ncomp doubles per site, written through MPI-IO in "
-          "global order, synced to storage and renamed); rows are rank counts and I/O grids.", "",
-          _fig(figures.io_bandwidth(io, figdir, formats), "output bandwidth"),
-          "| ranks | format | io_grid | ncomp | " + " | ".join(f"{L}^3" for L in sizes) + " |",
-          "|---:|---|---|---:|" + "---:|" * len(sizes)]
+    md = [
+        "## Output bandwidth (the ARCHER2 paper's Table 1)",
+        "",
+        "Median GB/s over the episodes of one output (ncomp doubles per site, written through MPI-IO in "
+        "global order, synced to storage and renamed); rows are rank counts and I/O grids.",
+        "",
+        _fig(figures.io_bandwidth(io, figdir, formats), "output bandwidth"),
+        "| ranks | format | io_grid | ncomp | " + " | ".join(f"{L}^3" for L in sizes) + " |",
+        "|---:|---|---|---:|" + "---:|" * len(sizes),
+    ]
     keys = sorted({(r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]) for r in io})
     for k in keys:
         cells = []
         for L in sizes:
-            rs = [r for r in io if (r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]) == k
-                  and r["size"] == L]
+            rs = [
+                r
+                for r in io
+                if (r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]) == k
+                and r["size"] == L
+            ]
             cells.append(f"{summarize(rs[0]['bandwidth_Bps']).median / 1e9:.2f}" if rs else "-")
         md.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | " + " | ".join(cells) + " |")
-    return md + [""]
+    return [*md, ""]
 
 
 def _schedule_section(lb: list[dict], figdir: Path, formats) -> list[str]:
@@ -139,30 +189,59 @@ def _schedule_section(lb: list[dict], figdir: Path, formats) -> list[str]:
     by: dict = {}
     for r in lb:
         if "mlups_samples" in r and "schedule" in r:
-            rest = {k: r.get(k) for k in ("ranks", "threads_per_rank", "size", "kernel", "layout", "strategy",
-                                           "overlap", "collision", "geometry", "date_utc", "git_commit")}
+            rest = {
+                k: r.get(k)
+                for k in (
+                    "ranks",
+                    "threads_per_rank",
+                    "size",
+                    "kernel",
+                    "layout",
+                    "strategy",
+                    "overlap",
+                    "collision",
+                    "geometry",
+                    "date_utc",
+                    "git_commit",
+                )
+            }
             by.setdefault(json.dumps(rest, sort_keys=True), {})[r["schedule"]] = r
     rows, pairs = [], {}
     for both in by.values():
         if "worksharing" not in both or "taskloop" not in both:
             continue
         ws, tl = both["worksharing"], both["taskloop"]
-        ratios = [t / w for t, w in zip(tl["mlups_samples"], ws["mlups_samples"])]
+        ratios = [t / w for t, w in zip(tl["mlups_samples"], ws["mlups_samples"], strict=True)]
         key = (ws["ranks"], ws["threads_per_rank"], f"{ws['kernel']}/{ws['layout']}")
         pairs.setdefault(key, []).append((figures.lattice_sites(ws), ratios))
-        rows.append((ws["ranks"], ws["threads_per_rank"], ws["size"], key[2], summarize(ws["mlups_samples"]).median,
-                     summarize(tl["mlups_samples"]).median, summarize(ratios).median))
+        rows.append(
+            (
+                ws["ranks"],
+                ws["threads_per_rank"],
+                ws["size"],
+                key[2],
+                summarize(ws["mlups_samples"]).median,
+                summarize(tl["mlups_samples"]).median,
+                summarize(ratios).median,
+            )
+        )
     if not rows:
         return []
     names = figures.lb_schedules(pairs, figdir, formats)
-    md = ["### Worksharing or tasks", "",
-          "The same sweep shared among a rank's threads by `omp for` or by `omp taskloop` (one task per thread), "
-          "timed interleaved; the ratio is the median of the per-sample ratios.", "", _fig(names, "LB schedules"),
-          "| ranks x threads | size | kernel/layout | worksharing MLUPS | taskloop MLUPS | taskloop / worksharing |",
-          "|---|---:|---|---:|---:|---:|"]
+    md = [
+        "### Worksharing or tasks",
+        "",
+        "The same sweep shared among a rank's threads by `omp for` or by `omp taskloop` (one task per "
+        "thread), timed interleaved; the ratio is the median of the per-sample ratios.",
+        "",
+        _fig(names, "LB schedules"),
+        "| ranks x threads | size | kernel/layout | worksharing MLUPS | taskloop MLUPS "
+        "| taskloop / worksharing |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
     for ra, th, size, kl, w, t, q in sorted(rows):
         md.append(f"| {ra} x {th} | {size} | {kl} | {w:.1f} | {t:.1f} | {q:.3f} |")
-    return md + [""]
+    return [*md, ""]
 
 
 def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tuple[Path, str]:
@@ -174,49 +253,77 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
     out = Path(out) if out else (where if where.is_dir() else where.parent)
     figdir = out / "figures"
     formats = list(formats)
-    md = ["# haloex benchmark report", "", f"From {len(records)} records in `{where}`.", "",
-          "Times are per call of one halo exchange, slowest rank. Tables give medians with the 95% confidence "
-          "interval of the mean (Student t); error bars in the figures are one standard deviation of the "
-          "samples (the 2016 paper's convention), around the mean.", "", "## Run", "", _metadata(records)]
+    md = [
+        "# haloex benchmark report",
+        "",
+        f"From {len(records)} records in `{where}`.",
+        "",
+        "Times are per call of one halo exchange, slowest rank. Tables give medians with the 95% confidence "
+        "interval of the mean (Student t); error bars in the figures are one standard deviation of the "
+        "samples (the 2016 paper's convention), around the mean.",
+        "",
+        "## Run",
+        "",
+        _metadata(records),
+    ]
 
     sweeps, strong = halo_sweeps(records), strong_series(records)
     recs = recommendations(sweeps, strong)
     rec_table = format_recommendations(recs) if recs else ""
     if recs:
-        md += ["## Recommendation", "",
-               "Fastest strategy per subdomain size by median time; the margin is how much slower the runner-up "
-               "is. \"no significant difference\" means the two 95% confidence intervals overlap.", "", rec_table]
+        md += [
+            "## Recommendation",
+            "",
+            "Fastest strategy per subdomain size by median time; the margin is how much slower the runner-up "
+            'is. "no significant difference" means the two 95% confidence intervals overlap.',
+            "",
+            rec_table,
+        ]
 
     if sweeps:
         md += ["## Halo exchange against subdomain size", ""]
-        for i, ((shape, ranks, grid, setup), series) in enumerate(sorted(sweeps.items(), key=lambda kv: str(kv[0]))):
+        for i, ((shape, ranks, grid, setup), series) in enumerate(
+            sorted(sweeps.items(), key=lambda kv: str(kv[0]))
+        ):
             grid_text = "x".join(map(str, grid)) if grid else "?"
             title = f"{shape} subdomains, {ranks} ranks ({grid_text}), {setup_text(setup)}"
             names = figures.halo_sweep(series, title, figdir, f"halo_{shape}_np{ranks}_{i}", formats)
             md += [f"### {title}", "", _fig(names, title), _halo_table(series, "local_size", "L")]
             if any("overlap_fraction" in p.record for pts in series.values() for p in pts):
-                md += ["Overlap with synthetic work (share of the exchange hidden, medians):", "",
-                       "| L | strategy | exchange us | with work us | hidden |", "|---:|---|---:|---:|---:|"]
+                md += [
+                    "Overlap with synthetic work (share of the exchange hidden, medians):",
+                    "",
+                    "| L | strategy | exchange us | with work us | hidden |",
+                    "|---:|---|---:|---:|---:|",
+                ]
                 for pts in series.values():
                     for p in pts:
                         if "overlap_fraction" in p.record:
-                            md.append(f"| {p.record['local_size']} | {p.strategy} | {p.time.median * 1e6:.2f} | "
-                                      f"{p.record['median_overlap_time_per_call_s'] * 1e6:.2f} | "
-                                      f"{p.record['overlap_fraction']:.3f} |")
+                            md.append(
+                                f"| {p.record['local_size']} | {p.strategy} | {p.time.median * 1e6:.2f} | "
+                                f"{p.record['median_overlap_time_per_call_s'] * 1e6:.2f} | "
+                                f"{p.record['overlap_fraction']:.3f} |"
+                            )
                 md.append("")
         names = figures.comm_work(sweeps, figdir, formats)
-        md += ["### Communication against work", "",
-               "Analytic halo sites per owned site (cubic (6L^2+12L+8)/L^3; non-cubic x, 1.5x, 2x: "
-               "(13x^2+18x+8)/3x^3) beside what the plans really moved, and the measured exchange time per "
-               "owned site.", "", _fig(names, "communication against work")]
+        md += [
+            "### Communication against work",
+            "",
+            "Analytic halo sites per owned site (cubic (6L^2+12L+8)/L^3; non-cubic x, 1.5x, 2x: "
+            "(13x^2+18x+8)/3x^3) beside what the plans really moved, and the measured exchange time per "
+            "owned site.",
+            "",
+            _fig(names, "communication against work"),
+        ]
         pairs = defaultdict(dict)
-        for (shape, ranks, grid, setup), series in sweeps.items():
+        for (shape, ranks, _grid, setup), series in sweeps.items():
             pairs[(ranks, setup)][shape] = series
         for (ranks, setup), shapes in sorted(pairs.items(), key=lambda kv: str(kv[0])):
             if "cubic" in shapes and "noncubic" in shapes:
                 title = f"cubic against non-cubic subdomains, {ranks} ranks, {setup_text(setup)}"
-                names = figures.noncubic(shapes["cubic"], shapes["noncubic"], title, figdir,
-                                         f"noncubic_np{ranks}", formats)
+                names = figures.noncubic(
+                    shapes["cubic"], shapes["noncubic"], title, figdir, f"noncubic_np{ranks}", formats
+                )
                 md += [f"### {title}", "", _fig(names, title)]
 
     if strong:
@@ -226,22 +333,33 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
             gtext = "x".join(map(str, glob))
             title = f"global lattice {gtext}, {setup_text(setup)}"
             names = figures.strong(series, sp, base, title, figdir, f"strong_{gtext}_{i}", formats)
-            md += [f"### {title}", "", _fig(names, title), _halo_table(series, "ranks", "ranks"),
-                   f"Speedup against each strategy's own base, against {base}, and parallel efficiency:", "",
-                   "| strategy | ranks | S own | S common | E |", "|---|---:|---:|---:|---:|"]
+            md += [
+                f"### {title}",
+                "",
+                _fig(names, title),
+                _halo_table(series, "ranks", "ranks"),
+                f"Speedup against each strategy's own base, against {base}, and parallel efficiency:",
+                "",
+                "| strategy | ranks | S own | S common | E |",
+                "|---|---:|---:|---:|---:|",
+            ]
             for s, v in sorted(sp.items()):
-                for r, a, b, e in zip(v.ranks, v.own, v.common, v.efficiency):
+                for r, a, b, e in zip(v.ranks, v.own, v.common, v.efficiency, strict=True):
                     md.append(f"| {s} | {r} | {a:.3f} | {b:.3f} | {e:.3f} |")
             md.append("")
 
     stencil_groups = stencil_series(records)
     if any(stencil_groups.values()):
-        md += ["## 2-D diffusion stencil", "",
-               "Times of one application run (all its iterations), slowest rank: the halo update and the "
-               "13-point work measured apart. `serial` runs the whole domain on one rank with plain copies for "
-               "its periodic halo (the reference); speedup is its total time over the strategy's. The roofline "
-               "fraction is the work's update rate over the STREAM copy bandwidth measured in the same run / "
-               "bytes per update.", ""]
+        md += [
+            "## 2-D diffusion stencil",
+            "",
+            "Times of one application run (all its iterations), slowest rank: the halo update and the "
+            "13-point work measured apart. `serial` runs the whole domain on one rank with plain copies for "
+            "its periodic halo (the reference); speedup is its total time over the strategy's. The roofline "
+            "fraction is the work's update rate over the STREAM copy bandwidth measured in the same run / "
+            "bytes per update.",
+            "",
+        ]
         names_seen = 0
         for kind in ("strong", "weak", "nz"):
             for title, x_key, series in stencil_groups[kind]:
@@ -252,39 +370,61 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
     pp = [r for r in records if r["benchmark"] == "pingpong"]
     if pp:
         names = figures.pingpong(pp, figdir, formats)
-        md += ["## Ping-pong", "", _fig(names, "ping-pong"),
-               "| bytes | median latency us | 95% CI us | bandwidth MB/s |", "|---:|---:|---|---:|"]
+        md += [
+            "## Ping-pong",
+            "",
+            _fig(names, "ping-pong"),
+            "| bytes | median latency us | 95% CI us | bandwidth MB/s |",
+            "|---:|---:|---|---:|",
+        ]
         for r in sorted(pp, key=lambda r: (r["date_utc"], r["message_bytes"])):
             s = summarize(r["latency_s"])
             bw = r["message_bytes"] / s.median / 1e6
-            md.append(f"| {r['message_bytes']} | {s.median * 1e6:.3f} | [{s.ci95_low * 1e6:.3f}, "
-                      f"{s.ci95_high * 1e6:.3f}] | {bw:.1f} |")
+            md.append(
+                f"| {r['message_bytes']} | {s.median * 1e6:.3f} | [{s.ci95_low * 1e6:.3f}, "
+                f"{s.ci95_high * 1e6:.3f}] | {bw:.1f} |"
+            )
         md.append("")
 
     lb = [r for r in records if r["benchmark"] == "lb"]
     if lb:
         names = figures.lb_saturation(lb, figdir, formats)
-        md += ["## Lattice Boltzmann saturation", "",
-               "MLUPS against lattice size on fixed resources (ranks x threads), with the memory roofline the "
-               "benchmark measured in the same run.", "", _fig(names, "LB saturation"),
-               "| ranks x threads | size | config | median MLUPS | 95% CI | roofline fraction |",
-               "|---|---:|---|---:|---|---:|"]
-        for r in sorted((r for r in lb if "mlups_samples" in r),
-                        key=lambda r: (r["ranks"], r["threads_per_rank"], r["size"], r["config"])):
+        md += [
+            "## Lattice Boltzmann saturation",
+            "",
+            "MLUPS against lattice size on fixed resources (ranks x threads), with the memory roofline the "
+            "benchmark measured in the same run.",
+            "",
+            _fig(names, "LB saturation"),
+            "| ranks x threads | size | config | median MLUPS | 95% CI | roofline fraction |",
+            "|---|---:|---|---:|---|---:|",
+        ]
+        for r in sorted(
+            (r for r in lb if "mlups_samples" in r),
+            key=lambda r: (r["ranks"], r["threads_per_rank"], r["size"], r["config"]),
+        ):
             s = summarize(r["mlups_samples"])
-            md.append(f"| {r['ranks']} x {r['threads_per_rank']} | {r['size']} | {r['config']} | {s.median:.1f} | "
-                      f"[{s.ci95_low:.1f}, {s.ci95_high:.1f}] | {r.get('roofline_fraction', float('nan')):.3f} |")
+            md.append(
+                f"| {r['ranks']} x {r['threads_per_rank']} | {r['size']} | {r['config']} | {s.median:.1f} | "
+                f"[{s.ci95_low:.1f}, {s.ci95_high:.1f}] | {r.get('roofline_fraction', float('nan')):.3f} |"
+            )
         md.append("")
         md += _schedule_section(lb, figdir, formats)
 
     st = [r for r in records if r["benchmark"] == "stream"]
     if st:
-        md += ["## Memory bandwidth (STREAM copy and triad)", "",
-               "| ranks x threads | kernel | median GB/s | 95% CI GB/s |", "|---|---|---:|---|"]
+        md += [
+            "## Memory bandwidth (STREAM copy and triad)",
+            "",
+            "| ranks x threads | kernel | median GB/s | 95% CI GB/s |",
+            "|---|---|---:|---|",
+        ]
         for r in sorted(st, key=lambda r: (r["ranks"], r["threads_per_rank"], r["kernel"])):
             s = summarize(r["bandwidth_bytes_per_s"])
-            md.append(f"| {r['ranks']} x {r['threads_per_rank']} | {r['kernel']} | {s.median / 1e9:.2f} | "
-                      f"[{s.ci95_low / 1e9:.2f}, {s.ci95_high / 1e9:.2f}] |")
+            md.append(
+                f"| {r['ranks']} x {r['threads_per_rank']} | {r['kernel']} | {s.median / 1e9:.2f} | "
+                f"[{s.ci95_low / 1e9:.2f}, {s.ci95_high / 1e9:.2f}] |"
+            )
         md.append("")
 
     md += _collective_sections(records, figdir, formats)

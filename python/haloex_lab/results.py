@@ -33,8 +33,10 @@ def read_records(path: Path) -> list[dict]:
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as e:
-            raise ResultsError(f"{path}:{number}: not a JSON record ({e.msg}); "
-                               "the file is truncated or not a haloex results file") from e
+            raise ResultsError(
+                f"{path}:{number}: not a JSON record ({e.msg}); "
+                "the file is truncated or not a haloex results file"
+            ) from e
         missing = [k for k in REQUIRED_KEYS if not isinstance(rec, dict) or k not in rec]
         if missing:
             raise ResultsError(f"{path}:{number}: record lacks {', '.join(missing)}; not a haloex result")

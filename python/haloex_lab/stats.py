@@ -8,9 +8,38 @@ import math
 from dataclasses import dataclass
 
 # Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom.
-_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-         2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+_T975 = [
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+]
 
 
 def t_quantile_975(dof: int) -> float:
@@ -35,14 +64,14 @@ class Summary:
     n: int
     mean: float
     median: float
-    std: float          # population (1/N)
-    sample_std: float   # 1/(N-1)
+    std: float  # population (1/N)
+    sample_std: float  # 1/(N-1)
     ci95_low: float
     ci95_high: float
     min: float
     max: float
 
-    def ci_overlaps(self, other: "Summary") -> bool:
+    def ci_overlaps(self, other: Summary) -> bool:
         return self.ci95_low <= other.ci95_high and other.ci95_low <= self.ci95_high
 
 

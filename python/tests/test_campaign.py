@@ -54,10 +54,11 @@ def setup(tmp_path, monkeypatch):
     monkeypatch.delenv("FAIL_ON", raising=False)
     monkeypatch.delenv("HALOEX", raising=False)
     camp = tmp_path / "c.toml"
-    camp.write_text(textwrap.dedent(f"""\
+    camp.write_text(
+        textwrap.dedent(f"""\
         [campaign]
         name = "t"
-        results = "{tmp_path / 'out' / 'results.jsonl'}"
+        results = "{tmp_path / "out" / "results.jsonl"}"
         haloex = "{haloex}"
         mpirun = ["{mpirun}"]
         timeout_s = 60
@@ -72,7 +73,8 @@ def setup(tmp_path, monkeypatch):
         benchmark = "lb"
         threads = [1, 2]
         sizes = 12
-        """))
+        """)
+    )
     return camp, log, tmp_path / "out" / "results.jsonl"
 
 
@@ -84,9 +86,14 @@ def test_expansion(setup):
     camp, _, _ = setup
     c = load_campaign(camp)
     keys = [p.key for p in c.points]
-    assert keys == ["halo np=1 threads=1 -m 8 -i 3", "halo np=1 threads=1 -m 16 -i 3",
-                    "halo np=2 threads=1 -m 8 -i 3", "halo np=2 threads=1 -m 16 -i 3",
-                    "lb np=1 threads=1 -L 12 -t 1", "lb np=1 threads=2 -L 12 -t 2"]
+    assert keys == [
+        "halo np=1 threads=1 -m 8 -i 3",
+        "halo np=1 threads=1 -m 16 -i 3",
+        "halo np=2 threads=1 -m 8 -i 3",
+        "halo np=2 threads=1 -m 16 -i 3",
+        "lb np=1 threads=1 -L 12 -t 1",
+        "lb np=1 threads=2 -L 12 -t 2",
+    ]
 
 
 def test_dry_run_runs_nothing(setup, capsys):
@@ -126,15 +133,18 @@ def test_keep_going(setup, monkeypatch):
     assert len(results.read_text().splitlines()) == 4
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[[points]]\nbenchmark = 'halo'\nsize = [8]\n", "unknown keys"),
-    ("[[points]]\nbenchmark = 'halos'\n", "benchmark must be one of"),
-    ("[[points]]\nbenchmark = 'halo'\nranks = [0]\n", "positive integer"),
-    ("[[points]]\nbenchmark = 'pingpong'\nranks = 1\n", "at least 2 ranks"),
-    ("[[points]]\nbenchmark = 'halo'\nsizes = [8]\nglobal = 32\n", "not both"),
-    ("[campaign]\nname = 'x'\n", "no \\[\\[points\\]\\]"),
-    ("[[points]\n", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[[points]]\nbenchmark = 'halo'\nsize = [8]\n", "unknown keys"),
+        ("[[points]]\nbenchmark = 'halos'\n", "benchmark must be one of"),
+        ("[[points]]\nbenchmark = 'halo'\nranks = [0]\n", "positive integer"),
+        ("[[points]]\nbenchmark = 'pingpong'\nranks = 1\n", "at least 2 ranks"),
+        ("[[points]]\nbenchmark = 'halo'\nsizes = [8]\nglobal = 32\n", "not both"),
+        ("[campaign]\nname = 'x'\n", "no \\[\\[points\\]\\]"),
+        ("[[points]\n", "not valid TOML"),
+    ],
+)
 def test_bad_campaigns(tmp_path, text, message):
     f = tmp_path / "bad.toml"
     f.write_text(text)

@@ -18,7 +18,7 @@ def test_identical_arrays_pass_bit_for_bit(ref):
 
 
 def test_relative_tolerance_is_numpys_rule(ref):
-    inside = ref * (1 + 5e-6)   # |a - b| = 5e-6 |b| <= 1e-8 + 1e-5 |b|
+    inside = ref * (1 + 5e-6)  # |a - b| = 5e-6 |b| <= 1e-8 + 1e-5 |b|
     outside = ref.copy()
     outside[1, 2, 3] *= 1 + 3e-5
     c = compare_arrays(inside, ref)

@@ -16,17 +16,34 @@ def write_output(tmp_path, data, grid_x, dtype="<f8", name="q"):
     files = []
     edges = np.linspace(0, nx, grid_x + 1).astype(int)
     for f in range(grid_x):
-        block = np.ascontiguousarray(data[edges[f]:edges[f + 1]].astype(dtype))
+        block = np.ascontiguousarray(data[edges[f] : edges[f + 1]].astype(dtype))
         path = f"{name}.{f}.bin" if grid_x > 1 else f"{name}.bin"
         block.tofile(tmp_path / path)
-        files.append({"path": path, "extent": [int(edges[f + 1] - edges[f]), ny, nz], "offset": [int(edges[f]), 0, 0],
-                      "bytes": block.nbytes,
-                      "checksum": f"0x{block_checksum(block, [int(edges[f]), 0, 0], [nx, ny, nz]):016x}"})
-    meta = {"haloex_io": 1, "name": name, "step": 3, "format": "binary",
-            "type": {"<f8": "float64", ">f8": "float64", "<f4": "float32"}[dtype], "ncomp": nc,
-            "components": ["a", "b", "c"][:nc], "endianness": "big" if dtype[0] == ">" else "little",
-            "size": [nx, ny, nz], "periodic": [True] * 3, "io_grid": [grid_x, 1, 1], "process_grid": [grid_x, 1, 1],
-            "files": files, "version": "test"}
+        files.append(
+            {
+                "path": path,
+                "extent": [int(edges[f + 1] - edges[f]), ny, nz],
+                "offset": [int(edges[f]), 0, 0],
+                "bytes": block.nbytes,
+                "checksum": f"0x{block_checksum(block, [int(edges[f]), 0, 0], [nx, ny, nz]):016x}",
+            }
+        )
+    meta = {
+        "haloex_io": 1,
+        "name": name,
+        "step": 3,
+        "format": "binary",
+        "type": {"<f8": "float64", ">f8": "float64", "<f4": "float32"}[dtype],
+        "ncomp": nc,
+        "components": ["a", "b", "c"][:nc],
+        "endianness": "big" if dtype[0] == ">" else "little",
+        "size": [nx, ny, nz],
+        "periodic": [True] * 3,
+        "io_grid": [grid_x, 1, 1],
+        "process_grid": [grid_x, 1, 1],
+        "files": files,
+        "version": "test",
+    }
     (tmp_path / f"{name}.json").write_text(json.dumps(meta))
     return tmp_path / f"{name}.json"
 
@@ -54,10 +71,10 @@ def test_truncated_and_corrupted_files_are_refused(tmp_path):
     raw = bytearray(data.read_bytes())
     raw[17] ^= 0x04
     data.write_bytes(raw)
-    with pytest.raises(FieldError, match="q.1.bin is corrupted"):
+    with pytest.raises(FieldError, match=r"q\.1\.bin is corrupted"):
         read_field(meta)
     data.write_bytes(raw[:-1])
-    with pytest.raises(FieldError, match="q.1.bin is truncated: 863 bytes, the metadata says 864"):
+    with pytest.raises(FieldError, match=r"q\.1\.bin is truncated: 863 bytes, the metadata says 864"):
         read_field(meta)
 
 

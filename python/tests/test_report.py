@@ -7,8 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from haloex_lab.analysis import (comm_work_ratio, halo_point, halo_sweeps, recommend, recommendations, speedups,
-                                 stencil_series, strong_series)
+from haloex_lab.analysis import (
+    comm_work_ratio,
+    halo_point,
+    halo_sweeps,
+    recommend,
+    recommendations,
+    speedups,
+    stencil_series,
+    strong_series,
+)
 from haloex_lab.cli import main
 from haloex_lab.report import build_report
 from haloex_lab.results import ResultsError, load_results
@@ -18,20 +26,45 @@ DATA = Path(__file__).parent / "data" / "small.jsonl"
 
 def halo_record(strategy, L, times, ranks=2, scaling="fixed-subdomain", shape="cubic"):
     sites = float(L) ** 3
-    return {"benchmark": "halo", "haloex_version": "test", "ranks": ranks, "threads_per_rank": 1,
-            "strategy": strategy, "local_size": L, "local_extent": [L, L, L], "sites_per_rank": sites,
-            "shape": shape, "scaling": scaling, "global_size": [L * ranks, L, L], "process_grid": [ranks, 1, 1],
-            "ndim": 3, "ncomp": 19, "dtype": "double", "layout": "aos", "halo_plan": "full", "halo_width": 1,
-            "work_s": 0.0, "time_per_call_s": times, "halo_bytes": (6 * L * L + 12 * L + 8) * 19 * 8.0}
+    return {
+        "benchmark": "halo",
+        "haloex_version": "test",
+        "ranks": ranks,
+        "threads_per_rank": 1,
+        "strategy": strategy,
+        "local_size": L,
+        "local_extent": [L, L, L],
+        "sites_per_rank": sites,
+        "shape": shape,
+        "scaling": scaling,
+        "global_size": [L * ranks, L, L],
+        "process_grid": [ranks, 1, 1],
+        "ndim": 3,
+        "ncomp": 19,
+        "dtype": "double",
+        "layout": "aos",
+        "halo_plan": "full",
+        "halo_width": 1,
+        "work_s": 0.0,
+        "time_per_call_s": times,
+        "halo_bytes": (6 * L * L + 12 * L + 8) * 19 * 8.0,
+    }
 
 
 def test_recorded_file_gives_every_section(tmp_path):
     shutil.copy(DATA, tmp_path / "results.jsonl")
     path, table = build_report(tmp_path)
     text = path.read_text()
-    for heading in ["## Recommendation", "## Halo exchange against subdomain size", "### Communication against work",
-                    "cubic against non-cubic", "## Strong scaling", "## Ping-pong", "## Lattice Boltzmann saturation",
-                    "## Memory bandwidth"]:
+    for heading in [
+        "## Recommendation",
+        "## Halo exchange against subdomain size",
+        "### Communication against work",
+        "cubic against non-cubic",
+        "## Strong scaling",
+        "## Ping-pong",
+        "## Lattice Boltzmann saturation",
+        "## Memory bandwidth",
+    ]:
         assert heading in text, heading
     figs = sorted(p.name for p in (tmp_path / "figures").iterdir())
     for name in ["comm_work_ratio.png", "pingpong.png", "lb_saturation.png", "noncubic_np2.png"]:
@@ -46,21 +79,27 @@ def test_recorded_file_gives_every_section(tmp_path):
 
 
 def test_recommendation_and_margin():
-    pts = [halo_point(halo_record("staged", 16, [10e-6, 10.1e-6, 9.9e-6])),
-           halo_point(halo_record("direct", 16, [12e-6, 12.1e-6, 11.9e-6])),
-           halo_point(halo_record("neighbor", 16, [20e-6, 20e-6, 20e-6]))]
+    pts = [
+        halo_point(halo_record("staged", 16, [10e-6, 10.1e-6, 9.9e-6])),
+        halo_point(halo_record("direct", 16, [12e-6, 12.1e-6, 11.9e-6])),
+        halo_point(halo_record("neighbor", 16, [20e-6, 20e-6, 20e-6])),
+    ]
     r = recommend(pts, "16")
     assert (r.fastest, r.runner_up) == ("staged", "direct")
     assert r.margin == pytest.approx(0.2)
     assert r.significant
-    close = [halo_point(halo_record("staged", 16, [10e-6, 11e-6, 9e-6])),
-             halo_point(halo_record("direct", 16, [10.5e-6, 11.5e-6, 9.5e-6]))]
+    close = [
+        halo_point(halo_record("staged", 16, [10e-6, 11e-6, 9e-6])),
+        halo_point(halo_record("direct", 16, [10.5e-6, 11.5e-6, 9.5e-6])),
+    ]
     r = recommend(close, "16")
     assert r.fastest == "staged" and not r.significant
 
 
 def test_recommendations_group_by_size():
-    records = [halo_record(s, L, [t * L * 1e-6] * 3) for L in (8, 16) for s, t in (("staged", 1.0), ("direct", 2.0))]
+    records = [
+        halo_record(s, L, [t * L * 1e-6] * 3) for L in (8, 16) for s, t in (("staged", 1.0), ("direct", 2.0))
+    ]
     recs = recommendations(halo_sweeps(records), strong_series(records))
     assert [r.label for r in recs] == ["8x8x8 (cubic, 2 ranks)", "16x16x16 (cubic, 2 ranks)"]
     assert all(r.fastest == "staged" and r.margin == pytest.approx(1.0) for r in recs)
@@ -68,11 +107,15 @@ def test_recommendations_group_by_size():
 
 def test_speedups_own_and_common_base():
     series = {
-        "staged": [halo_point(halo_record("staged", 32, [8e-6] * 3, ranks=1, scaling="strong")),
-                   halo_point(halo_record("staged", 16, [4e-6] * 3, ranks=2, scaling="strong")),
-                   halo_point(halo_record("staged", 8, [2.5e-6] * 3, ranks=4, scaling="strong"))],
-        "direct": [halo_point(halo_record("direct", 32, [10e-6] * 3, ranks=1, scaling="strong")),
-                   halo_point(halo_record("direct", 16, [4e-6] * 3, ranks=2, scaling="strong"))],
+        "staged": [
+            halo_point(halo_record("staged", 32, [8e-6] * 3, ranks=1, scaling="strong")),
+            halo_point(halo_record("staged", 16, [4e-6] * 3, ranks=2, scaling="strong")),
+            halo_point(halo_record("staged", 8, [2.5e-6] * 3, ranks=4, scaling="strong")),
+        ],
+        "direct": [
+            halo_point(halo_record("direct", 32, [10e-6] * 3, ranks=1, scaling="strong")),
+            halo_point(halo_record("direct", 16, [4e-6] * 3, ranks=2, scaling="strong")),
+        ],
     }
     base, sp = speedups(series)
     assert base == "staged at 1 rank(s)"
@@ -111,10 +154,24 @@ def test_bad_files_are_named(tmp_path):
 
 
 def stencil_record(strategy, ranks, nx, ny, nz, halo, source="s.jsonl", date="d1"):
-    return {"benchmark": "stencil", "haloex_version": "test", "ranks": ranks, "threads_per_rank": 1,
-            "strategy": strategy, "nx": nx, "ny": ny, "nz": nz, "precision": "double", "iterations_per_sample": 64,
-            "total_time_s": [2 * halo] * 3, "halo_time_s": [halo, halo * 1.1, halo * 0.9],
-            "work_time_s": [halo] * 3, "roofline_fraction": None, "date_utc": date, "_source": source}
+    return {
+        "benchmark": "stencil",
+        "haloex_version": "test",
+        "ranks": ranks,
+        "threads_per_rank": 1,
+        "strategy": strategy,
+        "nx": nx,
+        "ny": ny,
+        "nz": nz,
+        "precision": "double",
+        "iterations_per_sample": 64,
+        "total_time_s": [2 * halo] * 3,
+        "halo_time_s": [halo, halo * 1.1, halo * 0.9],
+        "work_time_s": [halo] * 3,
+        "roofline_fraction": None,
+        "date_utc": date,
+        "_source": source,
+    }
 
 
 def test_stencil_experiments_are_told_apart(tmp_path):
@@ -142,17 +199,36 @@ def test_stencil_experiments_are_told_apart(tmp_path):
 
 
 def lb_record(schedule, size, samples, threads=2, ranks=1):
-    return {"benchmark": "lb", "haloex_version": "test", "ranks": ranks, "threads_per_rank": threads,
-            "size": size, "lattice_sites": float(size) ** 3, "config": f"aa/soa/auto/none/bgk/{schedule}/box",
-            "kernel": "aa", "layout": "soa", "strategy": "auto", "overlap": "none", "collision": "bgk",
-            "schedule": schedule, "geometry": "box", "mlups_samples": samples, "roofline_fraction": 0.5,
-            "date_utc": "2026-11-24T00:00:00Z", "git_commit": "test"}
+    return {
+        "benchmark": "lb",
+        "haloex_version": "test",
+        "ranks": ranks,
+        "threads_per_rank": threads,
+        "size": size,
+        "lattice_sites": float(size) ** 3,
+        "config": f"aa/soa/auto/none/bgk/{schedule}/box",
+        "kernel": "aa",
+        "layout": "soa",
+        "strategy": "auto",
+        "overlap": "none",
+        "collision": "bgk",
+        "schedule": schedule,
+        "geometry": "box",
+        "mlups_samples": samples,
+        "roofline_fraction": 0.5,
+        "date_utc": "2026-11-24T00:00:00Z",
+        "git_commit": "test",
+    }
 
 
 def test_schedules_are_compared_sample_by_sample(tmp_path):
-    records = [lb_record("worksharing", 32, [100.0, 110.0, 90.0]), lb_record("taskloop", 32, [90.0, 88.0, 81.0]),
-               lb_record("worksharing", 64, [100.0, 100.0, 100.0]), lb_record("taskloop", 64, [105.0, 104.0, 106.0]),
-               lb_record("worksharing", 16, [50.0, 50.0, 50.0])]  # no taskloop partner: not in the table
+    records = [
+        lb_record("worksharing", 32, [100.0, 110.0, 90.0]),
+        lb_record("taskloop", 32, [90.0, 88.0, 81.0]),
+        lb_record("worksharing", 64, [100.0, 100.0, 100.0]),
+        lb_record("taskloop", 64, [105.0, 104.0, 106.0]),
+        lb_record("worksharing", 16, [50.0, 50.0, 50.0]),
+    ]  # no taskloop partner: not in the table
     with open(tmp_path / "results.jsonl", "w") as f:
         for r in records:
             f.write(json.dumps(r) + "\n")

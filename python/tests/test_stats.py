@@ -37,6 +37,7 @@ def test_t_quantiles_against_scipy():
     of freedom to the table's 3 decimals, the interpolation (linear in 1/dof)
     beyond them to 5e-4. (Linear in dof, as before, was 5.6e-3 off at 36.)"""
     from scipy.stats import t  # a test dependency (python[test])
+
     for dof in range(1, 31):
         assert t_quantile_975(dof) == pytest.approx(t.ppf(0.975, dof), abs=5.1e-4), dof
     for dof in [*range(31, 130), 500, 10_000, 10**7]:
