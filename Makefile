@@ -34,3 +34,11 @@ clean:
 .PHONY: deps-tools
 deps-tools: deps
 	@bash scripts/install-deps.sh tools
+
+# ---- API reference (make docs) ----
+# Doxygen over the public headers (docs/Doxyfile); any warning fails it.
+.PHONY: docs
+docs: deps-tools
+	rm -rf "$(BUILD)/docs/html"
+	( cat docs/Doxyfile; echo 'OUTPUT_DIRECTORY = "$(BUILD)/docs"' ) | doxygen -
+	@echo "API reference: $(abspath $(BUILD))/docs/html/index.html"

@@ -17,10 +17,11 @@ enum class CollKind { barrier, bcast, reduce, allreduce, alltoall };
 
 /// One row of the table.
 struct CollectiveSpec {
-  std::string name;  // "allreduce", "iallreduce", ...
-  CollKind kind;
-  bool nonblocking;
-  std::string mpi_name() const;  // "MPI_Iallreduce"
+  std::string name;  ///< "allreduce", "iallreduce", ...
+  CollKind kind;     ///< the operation
+  bool nonblocking;  ///< whether it is the non-blocking form
+  /// The MPI function it calls, e.g. "MPI_Iallreduce".
+  std::string mpi_name() const;
   /// The blocking/non-blocking counterpart's name ("allreduce" <-> "iallreduce").
   std::string counterpart() const;
 };
@@ -38,11 +39,14 @@ std::vector<CollectiveSpec> find_collectives(const std::vector<std::string>& nam
 /// whole doubles, at least one; barriers move nothing. Root is rank 0.
 class CollectiveRun {
  public:
+  /// Buffers for `bytes` per rank on `comm`, send buffer filled, receive buffer
+  /// poisoned (no communication).
   CollectiveRun(const CollectiveSpec& spec, MPI_Comm comm, size_t bytes);
   CollectiveRun(const CollectiveRun&) = delete;
   CollectiveRun& operator=(const CollectiveRun&) = delete;
   ~CollectiveRun();
 
+  /// The collective it runs.
   const CollectiveSpec& spec() const { return spec_; }
   /// Bytes the table reports: elements * 8 (0 for barriers).
   size_t bytes() const;

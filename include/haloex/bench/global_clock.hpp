@@ -12,7 +12,8 @@ namespace haloex {
 /// This rank's clock: MPI_Wtime plus a fixed offset. The offset is zero in
 /// the benchmarks; tests set it to inject a known skew.
 struct LocalClock {
-  double offset_s = 0;
+  double offset_s = 0;  ///< seconds added to MPI_Wtime
+  /// The time now, in seconds.
   double now() const { return MPI_Wtime() + offset_s; }
 };
 
@@ -22,16 +23,16 @@ double timer_delay(const LocalClock& clock, int reads = 1000);
 
 /// The skew of one rank against rank 0, from `exchanges` ping-pongs.
 struct SkewEstimate {
-  int rank = 0;
-  double skew_s = 0;    // sigma of the exchange with the shortest round trip
-  double mean_s = 0;    // mean sigma over all exchanges (the paper's Table 1)
-  double stddev_s = 0;  // standard deviation of sigma over the exchanges
-  double min_round_trip_s = 0;
-  double timer_delay_s = 0;  // Delta of this rank's clock
-  double at_s = 0;           // rank 0's time of the exchange the estimate comes from
-  double drift_s_per_s = 0;  // d sigma / dt from two estimates (measure_drift), else 0
-  double drift_bound = 0;    // the drift's error bound
-  int exchanges = 0;
+  int rank = 0;                 ///< the rank whose clock is estimated
+  double skew_s = 0;            ///< seconds: sigma of the exchange with the shortest round trip
+  double mean_s = 0;            ///< mean sigma over all exchanges (the paper's Table 1)
+  double stddev_s = 0;          ///< standard deviation of sigma over the exchanges
+  double min_round_trip_s = 0;  ///< the shortest round trip, in seconds
+  double timer_delay_s = 0;     ///< Delta of this rank's clock
+  double at_s = 0;              ///< rank 0's time of the exchange the estimate comes from
+  double drift_s_per_s = 0;     ///< d sigma / dt from two estimates (measure_drift), else 0
+  double drift_bound = 0;       ///< the drift's error bound
+  int exchanges = 0;            ///< ping-pongs taken
   /// The estimate's error bound: the remote reading lies inside the shortest
   /// round trip, so sigma is known to within half of it (plus the read cost).
   double bound_s() const { return 0.5 * (min_round_trip_s + timer_delay_s); }
@@ -64,6 +65,7 @@ class GlobalClock {
   double to_global(double local_s) const { return local_s - skew_s_; }
   /// Rank 0's time now.
   double global_now() const { return to_global(clock_.now()); }
+  /// This rank's skew sigma against rank 0, in seconds.
   double skew_s() const { return skew_s_; }
   /// Every rank's estimate (rank 0 only; empty elsewhere).
   const std::vector<SkewEstimate>& estimates() const { return estimates_; }

@@ -23,66 +23,75 @@ namespace haloex {
 /// process grid. With `global` > 0 the global lattice is fixed at N^d instead
 /// and split over the ranks (strong scaling); `sizes` is then unused.
 struct HaloBenchOptions {
-  int ndim = 3;
-  std::vector<long> sizes{32};
-  std::string shape = "cubic";  // cubic or noncubic
-  long global = 0;              // > 0: fixed N^d global lattice
-  std::array<int, max_dims> procs{0, 0, 0};
-  std::array<bool, max_dims> periodic{true, true, true};
-  int ncomp = 19;
-  int halo = 1;
-  ElementType type = ElementType::f64;
-  Layout layout = Layout::aos;
+  int ndim = 3;                                           ///< 2 or 3
+  std::vector<long> sizes{32};                            ///< subdomain edges L, one case each
+  std::string shape = "cubic";                            ///< cubic or noncubic
+  long global = 0;                                        ///< > 0: a fixed N^d global lattice
+  std::array<int, max_dims> procs{0, 0, 0};               ///< process grid; 0: chosen by MPI_Dims_create
+  std::array<bool, max_dims> periodic{true, true, true};  ///< periodicity per dimension
+  int ncomp = 19;                                         ///< values per site
+  int halo = 1;                                           ///< halo width in sites
+  ElementType type = ElementType::f64;                    ///< element type
+  Layout layout = Layout::aos;                            ///< order of the components in memory
   /// "full": every component to every halo site; "faces": every component,
   /// faces only (no edges or corners); "reduced": only the populations of
   /// `velocity_set` that cross into the subdomain (ncomp must be its q).
   std::string plan = "full";
-  std::string velocity_set = "D3Q19";
-  PackThreads pack_threads = PackThreads::automatic;
+  std::string velocity_set = "D3Q19";                 ///< whose crossing populations the "reduced" plan sends
+  PackThreads pack_threads = PackThreads::automatic;  ///< whether packing uses the OpenMP team
   /// Where the field lives: node memory lets `shm` read halos straight from
   /// a neighbour's field; every other strategy runs alike on both.
   FieldMemory field_memory = FieldMemory::heap;
   /// Synthetic work (a busy wait of this many seconds) between begin() and
   /// end(), timed beside the plain exchange: how much of the exchange hides.
   double work_s = 0;
-  int iterations = 2000;                // calls timed per sample
-  int repeats = 5;                      // samples per strategy
-  int warmup = 20;                      // untimed calls per strategy before the first sample
-  std::vector<std::string> strategies;  // empty: every strategy that can run here
-  bool progress = true;                 // progress lines on stderr (rank 0)
+  int iterations = 2000;                ///< calls timed per sample
+  int repeats = 5;                      ///< samples per strategy
+  int warmup = 20;                      ///< untimed calls per strategy before the first sample
+  std::vector<std::string> strategies;  ///< empty: every strategy that can run here
+  bool progress = true;                 ///< progress lines on stderr (rank 0)
 };
 
 /// One strategy at one size: raw samples and what follows from them.
 struct HaloBenchResult {
-  std::string strategy;
-  std::string resolved;                                    // what ran: the strategy, or the one `auto` chose
-  std::vector<std::pair<std::string, double>> auto_times;  // auto: each candidate's median, fastest first
-  long size = 0;                                           // L, or N with a fixed global lattice
-  std::array<long, max_dims> global{1, 1, 1};              // global lattice
-  std::array<long, max_dims> local{1, 1, 1};               // rank 0's subdomain (the largest)
-  double sites_per_rank = 0;                               // global sites / ranks
-  std::vector<double> time_per_call_s;                     // one per repeat: slowest rank's time / calls
-  Summary summary;
-  // Where the time went, per call and repeat, each phase the slowest rank's:
-  // packing (local copies included), MPI (posting to completion, waiting
-  // included) and unpacking.
+  std::string strategy;  ///< the strategy asked for
+  std::string resolved;  ///< what ran: the strategy, or the one `auto` chose
+  /// `auto`: each candidate's median in seconds, fastest first.
+  std::vector<std::pair<std::string, double>> auto_times;
+  long size = 0;                               ///< L, or N with a fixed global lattice
+  std::array<long, max_dims> global{1, 1, 1};  ///< global lattice
+  std::array<long, max_dims> local{1, 1, 1};   ///< rank 0's subdomain (the largest)
+  double sites_per_rank = 0;                   ///< global sites / ranks
+  std::vector<double> time_per_call_s;         ///< seconds, one per repeat: slowest rank's time / calls
+  Summary summary;                             ///< statistics of time_per_call_s
+  /// Seconds of each phase, per call and repeat, each the slowest rank's, and
+  /// their statistics: packing (local copies included), MPI (posting to
+  /// completion, waiting included) and unpacking.
+  /// @{
   std::vector<double> pack_s, mpi_s, unpack_s;
   Summary pack, mpi, unpack;
-  double halo_bytes = 0;  // per rank and exchange, averaged over ranks
-  // The memory bound: field lines one exchange moves (the most on any rank,
-  // exchange_line_bytes), the STREAM copy bandwidth of all ranks at once,
-  // once per repeat in the same run, and what they give: line_bytes / (the
-  // median bandwidth / ranks), and that time / the median time per call.
+  /// @}
+  double halo_bytes = 0;  ///< per rank and exchange, averaged over ranks
+  /// The memory bound: field lines one exchange moves in bytes (the most on any
+  /// rank, exchange_line_bytes), the STREAM copy bandwidth of all ranks at once
+  /// in bytes/s, once per repeat in the same run, and what they give: seconds
+  /// line_bytes / (the median bandwidth / ranks), and that time / the median
+  /// time per call.
+  /// @{
   double line_bytes = 0;
   std::vector<double> copy_bytes_per_s;
   double line_bound_s = 0, bound_fraction = 0;
-  int messages = 0;  // direct-pattern messages per exchange (most on any rank)
-  double beff_bytes_per_s = 0;
-  double updates_per_core_per_s = 0;
-  double ratio_to_staged = 0;  // median time / staged's median time (0 if staged not run)
-  // With synthetic work (work_s > 0), per sample: begin + work + end, and the work alone.
+  /// @}
+  int messages = 0;                   ///< direct-pattern messages per exchange (most on any rank)
+  double beff_bytes_per_s = 0;        ///< effective bandwidth: halo_bytes / median time per call
+  double updates_per_core_per_s = 0;  ///< sites per rank / (median time per call * threads)
+  double ratio_to_staged = 0;         ///< median time / staged's median time (0 if staged not run)
+  /// With synthetic work (work_s > 0), seconds per call and sample: begin + work + end,
+  /// and the work alone.
+  /// @{
   std::vector<double> overlap_time_per_call_s, work_time_per_call_s;
-  Summary overlap_summary;
+  /// @}
+  Summary overlap_summary;  ///< statistics of overlap_time_per_call_s
   /// (t_exchange + t_work - t_overlapped) / t_exchange from the medians: the
   /// share of the exchange hidden behind the work (OSU's overlap %, / 100).
   double overlap_fraction = 0;
@@ -110,7 +119,7 @@ inline double hidden_fraction(double t_comm, double t_work, double t_both) {
 std::array<long, max_dims> subdomain_extents(const std::string& shape, long L, int ndim);
 
 /// Bytes of a full halo of an L^3 subdomain with halo width 1:
-/// (6L^2 + 12L + 8) * ncomp * element bytes (the 2016 paper's eq. 4.3).
+/// (6L^2 + 12L + 8) * ncomp * element bytes (equation 4.3 of the 2016 paper).
 double cubic_halo_bytes(long L, int ncomp, size_t element_bytes);
 
 /// Halo sites of an a x b x c subdomain with halo width 1:

@@ -19,6 +19,7 @@ namespace haloex {
 /// dimension, or a channel (periodic along x, bounce-back walls on the
 /// other faces: the peer's `-geometry channel`).
 enum class LbGeometry { box, channel };
+/// The name of a geometry ("box" or "channel").
 std::string to_string(LbGeometry g);
 /// "box" or "channel"; throws InputError naming `what`.
 LbGeometry parse_lb_geometry(const std::string& name, const std::string& what);
@@ -27,40 +28,40 @@ LbGeometry parse_lb_geometry(const std::string& name, const std::string& what);
 /// for D2Q9, split over the ranks). Every list is an axis; the
 /// configurations are their product, run interleaved.
 struct LbBenchOptions {
-  std::vector<long> sizes{64};
-  std::string velocity_set = "D3Q19";
-  std::vector<lb::Kernel> kernels{lb::Kernel::aa, lb::Kernel::pull};
-  std::vector<Layout> layouts{Layout::soa};
-  std::vector<std::string> strategies{"auto"};
-  std::vector<lb::Overlap> overlaps{lb::Overlap::none};
-  std::vector<lb::Collision> collisions{lb::Collision::bgk};
-  std::vector<lb::Schedule> schedules{lb::Schedule::worksharing};
-  std::vector<LbGeometry> geometries{LbGeometry::box};
-  std::vector<int> threads;  // empty: the count chosen at start-up (choose_threads)
-  std::string monitor = "off";
-  int steps = 20;   // steps per sample
-  int repeats = 5;  // samples per configuration, configurations interleaved
-  int warmup = 2;   // untimed steps before the first sample
-  bool progress = true;
+  std::vector<long> sizes{64};                                        ///< global cubic edges L
+  std::string velocity_set = "D3Q19";                                 ///< D2Q9, D3Q15, D3Q19 or D3Q27
+  std::vector<lb::Kernel> kernels{lb::Kernel::aa, lb::Kernel::pull};  ///< streaming kernels
+  std::vector<Layout> layouts{Layout::soa};                           ///< population layouts
+  std::vector<std::string> strategies{"auto"};                        ///< halo strategies by name
+  std::vector<lb::Overlap> overlaps{lb::Overlap::none};               ///< overlap modes
+  std::vector<lb::Collision> collisions{lb::Collision::bgk};          ///< collision operators
+  std::vector<lb::Schedule> schedules{lb::Schedule::worksharing};     ///< thread schedules
+  std::vector<LbGeometry> geometries{LbGeometry::box};                ///< lattices: box or channel
+  std::vector<int> threads;     ///< empty: the count chosen at start-up (choose_threads)
+  std::string monitor = "off";  ///< monitoring mode: "off", "blocking" or "nonblocking"
+  int steps = 20;               ///< steps per sample
+  int repeats = 5;              ///< samples per configuration, configurations interleaved
+  int warmup = 2;               ///< untimed steps before the first sample
+  bool progress = true;         ///< progress lines on `log` (rank 0)
 };
 
 /// One configuration (or the bandwidth sweep) at one size and thread count.
 struct LbBenchResult {
-  long size = 0;
-  int threads = 1;
+  long size = 0;    ///< L
+  int threads = 1;  ///< OpenMP threads per rank
   std::string
-      config;       // "stream", "stream-q<q>" or kernel/layout/strategy/overlap/collision/schedule/geometry
-  lb::LbConfig lb;  // the configuration's settings (not for the sweeps)
-  std::string pinned;           // where the threads ran (pin_team)
-  std::vector<double> samples;  // MLUPS per sample (stream: bytes/s)
-  Summary summary;
-  double roofline_mlups = 0;            // median 1-array sweep bandwidth / bytes per update
-  double fraction = 0;                  // median MLUPS / roofline
-  double fraction_q = 0;                // median MLUPS / q-array sweep's roofline
-  std::vector<double> halo_s_per_step;  // per sample, slowest rank
-  double halo_median_s = 0;
-  double bytes_per_update = 0;  // 2 * q * 8
-  double ratio_to_first = 0;    // median MLUPS / first configuration's
+      config;       ///< "stream", "stream-q<q>" or kernel/layout/strategy/overlap/collision/schedule/geometry
+  lb::LbConfig lb;  ///< the configuration's settings (not for the sweeps)
+  std::string pinned;                   ///< where the threads ran (pin_team)
+  std::vector<double> samples;          ///< MLUPS per sample (stream: bytes/s)
+  Summary summary;                      ///< statistics of samples
+  double roofline_mlups = 0;            ///< median 1-array sweep bandwidth / bytes per update
+  double fraction = 0;                  ///< median MLUPS / roofline
+  double fraction_q = 0;                ///< median MLUPS / q-array sweep's roofline
+  std::vector<double> halo_s_per_step;  ///< halo seconds per step, per sample, slowest rank
+  double halo_median_s = 0;             ///< median of halo_s_per_step
+  double bytes_per_update = 0;          ///< bytes one site update moves: 2 * q * 8
+  double ratio_to_first = 0;            ///< median MLUPS / first configuration's
 };
 
 /// Run the benchmark (collective), pinning each thread count's team as

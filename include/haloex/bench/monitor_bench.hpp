@@ -18,30 +18,37 @@ namespace haloex {
 /// What to measure. A configuration is "off", "blocking", "nonblocking",
 /// or one of the latter two with "/N" (reduce every N steps).
 struct MonitorBenchOptions {
-  long size = 64;  // L: an L^3 lattice (L^2 for D2Q9)
-  std::string velocity_set = "D3Q19";
-  std::string strategy = "staged";
-  std::string overlap = "none";
+  long size = 64;                      ///< L: an L^3 lattice (L^2 for D2Q9)
+  std::string velocity_set = "D3Q19";  ///< D2Q9, D3Q15, D3Q19 or D3Q27
+  std::string strategy = "staged";     ///< halo strategy by name
+  std::string overlap = "none";        ///< overlap mode: none, interior or map
+  /// The configurations, interleaved sample by sample.
   std::vector<std::string> configs{"off", "blocking", "nonblocking", "blocking/10", "nonblocking/10"};
-  int steps = 50;   // steps per sample
-  int repeats = 5;  // samples per configuration
-  int warmup = 4;   // untimed steps per configuration
-  bool progress = true;
+  int steps = 50;        ///< steps per sample
+  int repeats = 5;       ///< samples per configuration
+  int warmup = 4;        ///< untimed steps per configuration
+  bool progress = true;  ///< progress lines on `log` (rank 0)
 };
 
 /// One configuration: per sample, times per step.
 struct MonitorBenchResult {
+  /// The configuration's name, and its mode ("off", "blocking" or "nonblocking").
+  /// @{
   std::string config, mode;
-  long every = 1;
-  std::vector<double> sim_s;   // T_sim per step: the slowest rank's wall time
-  std::vector<double> lb_s;    // T_LB per step: collision and streaming (mean over ranks)
-  std::vector<double> halo_s;  // halo exchange per step (mean over ranks)
-  std::vector<double> wait_s;  // T_wait per step: in the reduction's MPI calls (mean over ranks)
-  std::vector<double> mon_s;   // T_mon per step: T_LB above the same sample's unmonitored run
-  std::vector<double> sups;    // site updates per second: sites * steps / T_sim
-  long reductions = 0;         // reductions per sample
+  /// @}
+  long every = 1;              ///< steps between reductions
+  std::vector<double> sim_s;   ///< T_sim per step: the slowest rank's wall time
+  std::vector<double> lb_s;    ///< T_LB per step: collision and streaming (mean over ranks)
+  std::vector<double> halo_s;  ///< halo exchange per step (mean over ranks)
+  std::vector<double> wait_s;  ///< T_wait per step: in the reduction's MPI calls (mean over ranks)
+  std::vector<double> mon_s;   ///< T_mon per step: T_LB above the same sample's unmonitored run
+  std::vector<double> sups;    ///< site updates per second: sites * steps / T_sim
+  long reductions = 0;         ///< reductions per sample
+  /// Statistics of the samples above (rate: of sups).
+  /// @{
   Summary sim, lb, halo, wait, mon, rate;
-  double ratio_to_off = 0;  // median T_sim / the "off" configuration's
+  /// @}
+  double ratio_to_off = 0;  ///< median T_sim / the "off" configuration's
 };
 
 /// Parse a configuration name into its mode and period. Throws InputError.

@@ -17,21 +17,27 @@ namespace haloex {
 /// What to measure. Sizes of `large_bytes` and more use the "large"
 /// iteration and warm-up counts (OSU's convention: fewer, longer trips).
 struct PingPongOptions {
-  std::vector<size_t> sizes;                      // bytes; empty: 1 B .. 16 MiB in powers of two
-  int iterations = 1000, iterations_large = 100;  // round trips per sample
-  int warmup = 100, warmup_large = 10;            // untimed round trips
-  size_t large_bytes = 8192;
-  int repeats = 5;  // samples per size, sizes interleaved
-  bool progress = true;
+  std::vector<size_t> sizes;  ///< bytes; empty: powers of two from 1 B to 16 MiB
+  /// Round trips per sample, below and from large_bytes.
+  /// @{
+  int iterations = 1000, iterations_large = 100;
+  /// @}
+  /// Untimed round trips, below and from large_bytes.
+  /// @{
+  int warmup = 100, warmup_large = 10;
+  /// @}
+  size_t large_bytes = 8192;  ///< the size from which the large counts apply
+  int repeats = 5;            ///< samples per size, sizes interleaved
+  bool progress = true;       ///< progress lines on `log` (rank 0)
 };
 
 /// One message size: raw samples and what follows from them.
 struct PingPongResult {
-  size_t bytes = 0;
-  int round_trips = 0;            // per sample
-  std::vector<double> latency_s;  // per sample: round-trip time / 2
-  Summary summary;
-  double bandwidth_bytes_per_s = 0;  // bytes / median latency
+  size_t bytes = 0;                  ///< message size
+  int round_trips = 0;               ///< round trips per sample
+  std::vector<double> latency_s;     ///< seconds per sample: round-trip time / 2
+  Summary summary;                   ///< statistics of latency_s
+  double bandwidth_bytes_per_s = 0;  ///< bytes / median latency
 };
 
 /// Message sizes from "MIN:MAX" (powers of two from MIN to MAX) or a list

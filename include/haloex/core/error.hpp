@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+/// The haloex library: decomposition, fields, halo exchange strategies, the
+/// lattice Boltzmann and stencil applications, parallel I/O and the benchmarks.
 namespace haloex {
 
 /// An error that one rank found on its own (a failed MPI call, a bad file).

@@ -20,10 +20,13 @@ void mpi_check(int rc, const char* what);
 class Comm {
  public:
   Comm() = default;
+  /// Take ownership of `c` (it is freed unless it is a predefined communicator).
   explicit Comm(MPI_Comm c) : comm_(c) {}
   Comm(const Comm&) = delete;
   Comm& operator=(const Comm&) = delete;
+  /// Move ownership; `o` is left null.
   Comm(Comm&& o) noexcept : comm_(std::exchange(o.comm_, MPI_COMM_NULL)) {}
+  /// Free the communicator held, then take `o`'s.
   Comm& operator=(Comm&& o) noexcept {
     if (this != &o) {
       reset();
@@ -32,7 +35,10 @@ class Comm {
     return *this;
   }
   ~Comm() { reset(); }
+  /// The handle, still owned here.
   MPI_Comm get() const { return comm_; }
+  /// Free what is held and return the slot for an MPI call that creates a
+  /// communicator (MPI_Comm_split(..., c.out())), which this object then owns.
   MPI_Comm* out() {
     reset();
     return &comm_;
@@ -47,10 +53,13 @@ class Comm {
 class Datatype {
  public:
   Datatype() = default;
+  /// Take ownership of a committed `t`.
   explicit Datatype(MPI_Datatype t) : type_(t) {}
   Datatype(const Datatype&) = delete;
   Datatype& operator=(const Datatype&) = delete;
+  /// Move ownership; `o` is left null.
   Datatype(Datatype&& o) noexcept : type_(std::exchange(o.type_, MPI_DATATYPE_NULL)) {}
+  /// Free the datatype held, then take `o`'s.
   Datatype& operator=(Datatype&& o) noexcept {
     if (this != &o) {
       reset();
@@ -59,6 +68,7 @@ class Datatype {
     return *this;
   }
   ~Datatype() { reset(); }
+  /// The handle, still owned here.
   MPI_Datatype get() const { return type_; }
 
  private:
@@ -70,10 +80,12 @@ class Datatype {
 class Op {
  public:
   Op() = default;
+  /// Create the operation (MPI_Op_create) from `fn`.
   Op(MPI_User_function* fn, bool commutative);
   Op(const Op&) = delete;
   Op& operator=(const Op&) = delete;
   ~Op();
+  /// The handle, still owned here.
   MPI_Op get() const { return op_; }
 
  private:
@@ -87,6 +99,7 @@ class PersistentRequests {
   PersistentRequests(const PersistentRequests&) = delete;
   PersistentRequests& operator=(const PersistentRequests&) = delete;
   ~PersistentRequests();
+  /// The requests, for the calls that create, start and wait for them.
   std::vector<MPI_Request>& get() { return reqs_; }
 
  private:

@@ -44,9 +44,9 @@ int threads_from_masks(const std::vector<CpuMask>& masks, int me);
 
 /// The ranks of one node, their OpenMP threads and the CPUs they may use.
 struct NodeLoad {
-  int ranks = 0;    // ranks on the node
-  int threads = 0;  // OpenMP threads summed over those ranks
-  int cpus = 0;     // distinct CPUs in the union of their masks
+  int ranks = 0;    ///< ranks on the node
+  int threads = 0;  ///< OpenMP threads summed over those ranks
+  int cpus = 0;     ///< distinct CPUs in the union of their masks
 
   /// True when the threads, not the ranks, put more than one thread on a
   /// CPU: more threads than both CPUs and ranks (8 ranks x 1 thread on 2
@@ -72,13 +72,13 @@ std::string threads_source();
 
 /// How one rank's OpenMP thread count is chosen.
 struct ThreadChoice {
-  int threads = 1;                  // OpenMP threads of this rank
-  std::string source;               // "OMP_NUM_THREADS" or "affinity"
-  int cpus = 0;                     // CPUs in this rank's mask
-  int ranks_sharing = 1;            // ranks on this node whose masks intersect this rank's, itself included
-  NodeLoad node;                    // this rank's node, with every rank's thread count
-  std::vector<CpuMask> node_masks;  // every rank's mask on this node, before any pinning
-  int node_rank = 0;                // this rank's index in node_masks
+  int threads = 1;                  ///< OpenMP threads of this rank
+  std::string source;               ///< "OMP_NUM_THREADS" or "affinity"
+  int cpus = 0;                     ///< CPUs in this rank's mask
+  int ranks_sharing = 1;            ///< ranks on this node whose masks intersect this rank's, itself included
+  NodeLoad node;                    ///< this rank's node, with every rank's thread count
+  std::vector<CpuMask> node_masks;  ///< every rank's mask on this node, before any pinning
+  int node_rank = 0;                ///< this rank's index in node_masks
 };
 
 /// The pinning rule for rank `me` of a node whose ranks have `masks` and run

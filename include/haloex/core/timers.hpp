@@ -13,9 +13,12 @@ class Timers {
  public:
   /// One section reduced over ranks.
   struct Row {
-    std::string name;
+    std::string name;  ///< the section
+    /// Seconds in the section: the least, the most and the mean over ranks.
+    /// @{
     double min_s = 0, max_s = 0, mean_s = 0;
-    long calls = 0;  // on rank 0
+    /// @}
+    long calls = 0;  ///< calls on rank 0
   };
   /// Declare the sections up front so every rank lists them in one order.
   explicit Timers(std::vector<std::string> sections);
@@ -23,8 +26,11 @@ class Timers {
   void add(int section, double seconds, long calls = 1);
   /// Set a section's totals (for times measured elsewhere).
   void set(int section, double seconds, long calls);
+  /// Seconds summed in a section on this rank.
   double seconds(int section) const { return time_[section]; }
+  /// Calls counted in a section on this rank.
   long calls(int section) const { return calls_[section]; }
+  /// Zero every section (after a warm-up, say).
   void reset();
   /// Collective: each section's min, max and mean over the ranks of comm.
   std::vector<Row> reduce(MPI_Comm comm) const;
@@ -40,6 +46,7 @@ class Timers {
 /// Adds the time from construction to destruction to a section.
 class ScopedTimer {
  public:
+  /// Start timing `section` of `t`.
   ScopedTimer(Timers& t, int section) : t_(t), section_(section), t0_(MPI_Wtime()) {}
   ~ScopedTimer() { t_.add(section_, MPI_Wtime() - t0_); }
   ScopedTimer(const ScopedTimer&) = delete;

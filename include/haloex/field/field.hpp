@@ -26,8 +26,11 @@ enum class Layout { aos, soa };
 /// Element types a field may hold.
 enum class ElementType { f64, f32 };
 
+/// The name of a layout ("aos", "soa") or element type ("double", "float").
+/// @{
 std::string to_string(Layout l);
 std::string to_string(ElementType t);
+/// @}
 /// Parse "aos"/"soa" (throws InputError otherwise).
 Layout parse_layout(const std::string& s);
 /// Parse "double"/"float" (throws InputError otherwise).
@@ -37,6 +40,8 @@ inline size_t element_size(ElementType t) { return t == ElementType::f64 ? 8 : 4
 /// The matching MPI datatype.
 inline MPI_Datatype mpi_type(ElementType t) { return t == ElementType::f64 ? MPI_DOUBLE : MPI_FLOAT; }
 
+/// The ElementType of a C++ element type T (double or float).
+/// @{
 template <class T>
 constexpr ElementType element_type_of();
 template <>
@@ -47,21 +52,22 @@ template <>
 constexpr ElementType element_type_of<float>() {
   return ElementType::f32;
 }
+/// @}
 
 /// Geometry of a field, independent of its element type and storage: enough
 /// to address any (site, component) and to describe what an exchange moves.
 struct FieldShape {
-  ElementType type = ElementType::f64;
-  int ncomp = 1;
-  int halo = 1;
-  Layout layout = Layout::aos;
-  std::array<long, max_dims> local{1, 1, 1};   // interior extents
-  std::array<long, max_dims> width{0, 0, 0};   // halo width per dimension
-  std::array<long, max_dims> alloc{1, 1, 1};   // local + 2 * width
-  std::array<long, max_dims> stride{0, 0, 1};  // site-index stride per dimension
-  long nsites = 1;                             // allocated sites
-  long site_stride = 1;                        // elements between sites
-  long comp_stride = 1;                        // elements between components
+  ElementType type = ElementType::f64;  ///< element type
+  int ncomp = 1;                        ///< values per site
+  int halo = 1;                         ///< halo width in sites, on every side of every decomposed dimension
+  Layout layout = Layout::aos;          ///< order of the components in memory
+  std::array<long, max_dims> local{1, 1, 1};   ///< interior extents
+  std::array<long, max_dims> width{0, 0, 0};   ///< halo width per dimension (0 along unused ones)
+  std::array<long, max_dims> alloc{1, 1, 1};   ///< allocated extents: local + 2 * width
+  std::array<long, max_dims> stride{0, 0, 1};  ///< site-index stride per dimension
+  long nsites = 1;                             ///< allocated sites
+  long site_stride = 1;                        ///< elements between sites
+  long comp_stride = 1;                        ///< elements between components
 
   /// Shape of a field with these properties on this rank's subdomain.
   static FieldShape make(const Decomposition& dec, ElementType type, int ncomp, int halo, Layout layout);
@@ -84,14 +90,15 @@ struct FieldShape {
                {local[0] + width[0], local[1] + width[1], local[2] + width[2]}};
   }
 
+  /// Equal when every member is.
   friend bool operator==(const FieldShape&, const FieldShape&) = default;
 };
 
 /// A field's shape and where its data is: what an exchange is handed.
 struct FieldView {
-  FieldShape shape;
-  std::byte* data = nullptr;
-  const NodeMemory* node = nullptr;  // the shared window `data` lies in, if any
+  FieldShape shape;                  ///< the field's geometry
+  std::byte* data = nullptr;         ///< element 0 of the allocation (the first halo site)
+  const NodeMemory* node = nullptr;  ///< the shared window `data` lies in, if any
 };
 
 /// Asks the kernel to back [p, p + bytes) with huge pages (a hint; ignored
@@ -105,6 +112,7 @@ size_t whole_pages(size_t bytes);
 
 /// Frees memory from std::aligned_alloc.
 struct AlignedFree {
+  /// Release `p` with std::free.
   void operator()(void* p) const { std::free(p); }
 };
 
@@ -149,11 +157,13 @@ class Field {
     }
   }
 
+  /// Take over the storage of `o`, which is left empty.
   Field(Field&& o) noexcept
       : shape_(o.shape_),
         heap_(std::move(o.heap_)),
         node_(std::move(o.node_)),
         data_(std::exchange(o.data_, nullptr)) {}
+  /// Release this field's storage and take over that of `o`.
   Field& operator=(Field&& o) noexcept {
     shape_ = o.shape_;
     heap_ = std::move(o.heap_);
@@ -162,23 +172,35 @@ class Field {
     return *this;
   }
 
+  /// The field's geometry.
   const FieldShape& shape() const { return shape_; }
+  /// Values per site.
   int ncomp() const { return shape_.ncomp; }
+  /// Halo width in sites.
   int halo() const { return shape_.halo; }
+  /// Order of the components in memory.
   Layout layout() const { return shape_.layout; }
+  /// Interior sites along d.
   long local_size(int d) const { return shape_.local[d]; }
 
+  /// Element 0 of the allocation (the first halo site).
+  /// @{
   T* data() { return data_; }
   const T* data() const { return data_; }
+  /// @}
+  /// Where the elements live: this process's heap or node memory.
   FieldMemory memory() const { return node_ ? FieldMemory::node : FieldMemory::heap; }
   /// Number of elements, halo included.
   size_t size() const { return static_cast<size_t>(shape_.elements()); }
+  /// All elements, halo included.
   std::span<T> elements() { return {data_, size()}; }
 
   /// Value of component c at local site (i, j, k); halo sites have negative
   /// coordinates or coordinates >= the local extent.
+  /// @{
   T& operator()(long i, long j, long k, int c) { return data_[shape_.element(i, j, k, c)]; }
   const T& operator()(long i, long j, long k, int c) const { return data_[shape_.element(i, j, k, c)]; }
+  /// @}
 
   /// Type-erased view for the exchange.
   FieldView view() { return FieldView{shape_, reinterpret_cast<std::byte*>(data_), node_.get()}; }

@@ -21,6 +21,7 @@ enum class FieldMemory { heap, node };
 
 /// Parse "heap"/"node" (throws InputError otherwise).
 FieldMemory parse_field_memory(const std::string& s);
+/// The name of a memory kind ("heap", "node").
 std::string to_string(FieldMemory m);
 
 /// A shared window over a group of ranks that share memory, held in a
@@ -41,6 +42,7 @@ class NodeMemory {
 
   /// This rank's part.
   std::byte* data() const { return parts_[static_cast<size_t>(rank_)]; }
+  /// Bytes of this rank's part, as asked for.
   size_t size() const { return bytes_; }
   /// Where the part of rank `group_rank` starts in this address space.
   std::byte* part(int group_rank) const { return parts_.at(static_cast<size_t>(group_rank)); }

@@ -15,17 +15,20 @@ using Offset = std::array<int, max_dims>;
 /// A half-open box [lo, hi) of local site coordinates. Halo sites have
 /// coordinates below 0 or at/above the local extent.
 struct Box {
-  std::array<long, max_dims> lo{0, 0, 0};
-  std::array<long, max_dims> hi{1, 1, 1};
+  std::array<long, max_dims> lo{0, 0, 0};  ///< first site per dimension (included)
+  std::array<long, max_dims> hi{1, 1, 1};  ///< end per dimension (excluded)
 
   /// Number of sites along dimension d.
   long extent(int d) const { return hi[d] > lo[d] ? hi[d] - lo[d] : 0; }
   /// Number of sites in the box.
   long volume() const { return extent(0) * extent(1) * extent(2); }
+  /// True when the box holds no site.
   bool empty() const { return volume() == 0; }
+  /// Whether local site (i, j, k) lies inside the box.
   bool contains(long i, long j, long k) const {
     return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
   }
+  /// Equal when the bounds are.
   friend bool operator==(const Box&, const Box&) = default;
 };
 
@@ -47,7 +50,7 @@ std::string offset_name(const Offset& o);
 Offset offset_from_name(const std::string& name);
 
 /// The 2016 paper's three-letter code (N = -1, M = 0, P = +1 per dimension),
-/// e.g. "MNP" for (0,-1,+1); 2-D offsets get two letters.
+/// such as "MNP" for (0,-1,+1); 2-D offsets get two letters.
 std::string offset_code(const Offset& o, int ndim);
 
 }  // namespace haloex

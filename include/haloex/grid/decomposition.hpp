@@ -15,10 +15,10 @@ namespace haloex {
 /// What the user asks for: the global lattice, the process grid (0 entries
 /// are chosen by MPI_Dims_create) and the periodicity per dimension.
 struct DecompositionSpec {
-  int ndim = 3;
-  std::array<long, max_dims> global{1, 1, 1};
-  std::array<int, max_dims> procs{0, 0, 0};
-  std::array<bool, max_dims> periodic{true, true, true};
+  int ndim = 3;                                ///< 2 or 3
+  std::array<long, max_dims> global{1, 1, 1};  ///< lattice sites per dimension
+  std::array<int, max_dims> procs{0, 0, 0};    ///< ranks per dimension; 0: chosen by MPI_Dims_create
+  std::array<bool, max_dims> periodic{true, true, true};  ///< whether each dimension wraps around
 };
 
 /// A rank's place in the decomposed lattice: process grid, coordinates,
@@ -30,15 +30,22 @@ class Decomposition {
   /// multiply to the number of ranks or a dimension has more ranks than sites.
   Decomposition(MPI_Comm comm, const DecompositionSpec& spec);
 
+  /// Number of dimensions, 2 or 3.
   int ndim() const { return ndim_; }
   /// The Cartesian communicator every exchange uses.
   MPI_Comm comm() const { return cart_.get(); }
+  /// This rank's number in comm().
   int rank() const { return rank_; }
+  /// Number of ranks in comm().
   int size() const { return size_; }
 
+  /// Global lattice sites along d.
   long global_size(int d) const { return global_[d]; }
+  /// Ranks along d in the process grid.
   int procs(int d) const { return procs_[d]; }
+  /// Whether dimension d wraps around.
   bool periodic(int d) const { return periodic_[d]; }
+  /// This rank's coordinate along d in the process grid.
   int coord(int d) const { return coords_[d]; }
   /// Local interior extent along d (1 for unused dimensions).
   long local_size(int d) const { return local_[d]; }
@@ -49,9 +56,12 @@ class Decomposition {
   /// Local interior sites.
   long local_volume() const { return local_[0] * local_[1] * local_[2]; }
 
-  /// Extent and offset along d of the block owned by coordinate c.
+  /// Extent and offset of the block that coordinate c owns when n sites are split
+  /// over p ranks (the remainder goes to the lowest coordinates, one site each).
+  /// @{
   static long block_size(long n, int p, int c) { return n / p + (c < n % p ? 1 : 0); }
   static long block_offset(long n, int p, int c) { return c * (n / p) + (c < n % p ? c : n % p); }
+  /// @}
 
   /// Rank of the neighbour at offset o, MPI_PROC_NULL across a
   /// non-periodic edge. The offset (0,0,0) is this rank.

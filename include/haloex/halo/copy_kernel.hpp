@@ -21,9 +21,12 @@ namespace haloex {
 /// of offsets visited at every step of the innermost loop (a component subset
 /// with no constant step). All in elements.
 struct Walk {
+  /// Trip counts of the loops, outermost first, and their strides.
+  /// @{
   std::vector<long> n, stride;
-  long base = 0;
-  std::vector<long> table;
+  /// @}
+  long base = 0;            ///< position of the first element
+  std::vector<long> table;  ///< offsets visited at every innermost step; empty: none
 
   /// Elements visited.
   long elements() const;
@@ -64,8 +67,12 @@ class CopyKernel {
   /// Bytes moved by one run.
   size_t bytes() const;
 
+  /// One loop of a kernel, in elements.
   struct Loop {
+    /// Trip count, and the step on the source and destination sides.
+    /// @{
     long n = 1, src = 0, dst = 0;
+    /// @}
   };
 
  private:

@@ -19,8 +19,8 @@ bool packs_on_team(PackThreads mode, size_t bytes);
 
 /// A message and the buffer it is packed into or unpacked from.
 struct PackJob {
-  const Message* message;
-  std::byte* buffer;
+  const Message* message;  ///< what to pack or unpack
+  std::byte* buffer;       ///< where: message->bytes bytes
 };
 
 /// Copy every part of each message from the fields into its buffer with the
@@ -54,8 +54,12 @@ void copy_from(std::span<const FieldCopy> copies, std::span<const std::byte* con
 class Buffer {
  public:
   Buffer() = default;
+  /// `bytes` in whole pages; never null, even for 0 bytes (some MPI libraries
+  /// refuse null buffers).
   explicit Buffer(size_t bytes);
+  /// The first byte.
   std::byte* data() { return data_.get(); }
+  /// Bytes asked for (the allocation is rounded up to whole pages).
   size_t size() const { return size_; }
 
  private:
@@ -65,7 +69,11 @@ class Buffer {
 
 /// Send and receive buffers for every link of a stage (empty for self links).
 struct StageBuffers {
+  /// One buffer per link, in link order, sized for its send and its receive message.
+  /// @{
   std::vector<Buffer> send, recv;
+  /// @}
+  /// Allocate the buffers of every link of `stage`.
   explicit StageBuffers(const Stage& stage);
 };
 

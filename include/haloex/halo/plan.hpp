@@ -17,7 +17,7 @@
 namespace haloex {
 
 /// Says whether component `comp` must arrive in the halo region that lies in
-/// direction `halo_offset` from the interior (e.g. (+1,0,0) is the x+ face
+/// direction `halo_offset` from the interior ((+1,0,0) is the x+ face
 /// halo, (+1,+1,0) an edge). An empty predicate means "all components".
 using ComponentPredicate = std::function<bool(const Offset& halo_offset, int comp)>;
 
@@ -36,24 +36,30 @@ enum class Regions { all, faces };
 enum class PackThreads { automatic, on, off };
 
 /// Parse "all"/"faces" and "auto"/"on"/"off" (throw InputError otherwise).
+/// @{
 Regions parse_regions(const std::string& s);
 PackThreads parse_pack_threads(const std::string& s);
+/// @}
+/// The names the parsers above accept.
+/// @{
 std::string to_string(Regions r);
 std::string to_string(PackThreads p);
+/// @}
 
 /// Choices made once for a whole plan.
 struct PlanOptions {
-  Regions regions = Regions::all;
-  PackThreads pack_threads = PackThreads::automatic;
+  Regions regions = Regions::all;                     ///< the halo regions filled
+  PackThreads pack_threads = PackThreads::automatic;  ///< whether packing uses the OpenMP team
 };
 
 /// A field as the plan sees it: its shape, which components travel, and
 /// where its memory is (the views handed to an exchange must agree).
 struct FieldSpec {
-  FieldShape shape;
-  ComponentPredicate travels;  // empty: all components everywhere
-  FieldMemory memory = FieldMemory::heap;
+  FieldShape shape;                        ///< the field's geometry
+  ComponentPredicate travels;              ///< empty: all components everywhere
+  FieldMemory memory = FieldMemory::heap;  ///< where the field's elements live
 
+  /// The spec of `f`, with `travels` choosing its components.
   template <class T>
   static FieldSpec of(const Field<T>& f, ComponentPredicate travels = {}) {
     return FieldSpec{f.shape(), std::move(travels), f.memory()};
@@ -64,36 +70,43 @@ struct FieldSpec {
 /// kernels chosen for it when the plan was built. The kernels count from the
 /// field's data and from the part's start in the buffer.
 struct Part {
-  int field = 0;
-  Box box;
-  std::vector<int> comps;  // sorted component indices
-  size_t offset = 0;       // byte offset of this part in the packed message
-  size_t bytes = 0;
+  int field = 0;           ///< index of the field in the plan
+  Box box;                 ///< the sites, in the field's local coordinates
+  std::vector<int> comps;  ///< sorted component indices
+  size_t offset = 0;       ///< byte offset of this part in the packed message
+  size_t bytes = 0;        ///< bytes of this part in the message
+  /// Kernels from the field into the buffer and back, one per walk.
+  /// @{
   std::vector<CopyKernel> pack, unpack;
+  /// @}
 };
 
 /// A copy inside one field (a rank that is its own neighbour).
 struct FieldCopy {
-  int field = 0;
-  CopyKernel kernel;
+  int field = 0;      ///< index of the field in the plan
+  CopyKernel kernel;  ///< from the send region to the receive region
 };
 
 /// What travels one way between this rank and one neighbour.
 struct Message {
-  int tag = 0;
-  std::vector<Part> parts;
-  size_t bytes = 0;
+  int tag = 0;              ///< MPI tag
+  std::vector<Part> parts;  ///< the pieces, in buffer order
+  size_t bytes = 0;         ///< packed size
+  /// True when nothing travels, so no message is sent.
   bool empty() const { return bytes == 0; }
 };
 
 /// The exchange with the neighbour at `offset`: `send` goes to it and lands
 /// in its halo on the opposite side; `recv` comes from it into our halo.
 struct Link {
-  Offset offset{0, 0, 0};
-  int peer = MPI_PROC_NULL;
-  bool self = false;  // the neighbour is this rank: copy, do not message
-  int partner = -1;   // index in the stage of the link with the opposite offset
+  Offset offset{0, 0, 0};    ///< where the neighbour lies
+  int peer = MPI_PROC_NULL;  ///< its rank (MPI_PROC_NULL across a non-periodic edge)
+  bool self = false;         ///< the neighbour is this rank: copy, do not message
+  int partner = -1;          ///< index in the stage of the link with the opposite offset
+  /// What goes to the neighbour, and what comes from it.
+  /// @{
   Message send, recv;
+  /// @}
   /// Self links: what `send` describes copied straight into the partner's
   /// `recv` regions, with no buffer in between.
   std::vector<FieldCopy> local;
@@ -101,12 +114,12 @@ struct Link {
 
 /// Links whose messages may all be in flight at once.
 struct Stage {
-  std::vector<Link> links;
+  std::vector<Link> links;  ///< one per neighbour offset this stage serves
   /// Every self link's copies, with each pair of opposite links' kernels
   /// fused into one pass where their loops agree (what strategies run; a
   /// link's own `local` is the same copy for that link alone).
   std::vector<FieldCopy> local;
-  size_t local_bytes = 0;
+  size_t local_bytes = 0;  ///< bytes the local copies move
 };
 
 /// The plan for one set of fields on one decomposition. Keeps a reference to
@@ -116,8 +129,11 @@ class Plan {
   /// Throws InputError if a field does not fit the decomposition.
   Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions options = {});
 
+  /// The decomposition the plan was built on.
   const Decomposition& decomposition() const { return *dec_; }
+  /// The fields, in the order an exchange is handed their views.
   const std::vector<FieldSpec>& fields() const { return fields_; }
+  /// The choices the plan was built with.
   const PlanOptions& options() const { return options_; }
 
   /// All 3^d - 1 neighbours at once (the direct pattern).

@@ -17,17 +17,21 @@ namespace haloex {
 /// MPI time (posting, transfer, waiting) is what begin and end took beyond
 /// packing and unpacking.
 struct HaloTimes {
-  double begin_s = 0, end_s = 0;  // wall time inside begin() and end()
-  double pack_s = 0;              // packing, local copies included
-  double unpack_s = 0;
-  long exchanges = 0;
+  /// Wall time inside begin() and end(), in seconds.
+  /// @{
+  double begin_s = 0, end_s = 0;
+  /// @}
+  double pack_s = 0;    ///< seconds packing, local copies included
+  double unpack_s = 0;  ///< seconds unpacking
+  long exchanges = 0;   ///< exchanges completed
+  /// Seconds in MPI: posting, transfer and waiting.
   double mpi_s() const { return begin_s + end_s - pack_s - unpack_s; }
 };
 
 /// One strategy's time as `auto` measured it.
 struct CandidateTime {
-  std::string strategy;
-  double median_s = 0;  // median per exchange of the slowest rank
+  std::string strategy;  ///< the candidate's name
+  double median_s = 0;   ///< seconds: median per exchange of the slowest rank
 };
 
 /// Executes a plan. begin() starts filling the halos of the given fields,
@@ -65,13 +69,20 @@ class Strategy {
   virtual std::vector<CandidateTime> candidates() const { return {}; }
 
  protected:
+  /// For derived classes: the plan to execute (which must outlive the strategy)
+  /// and the registry name.
   Strategy(const Plan& plan, std::string_view name) : plan_(plan), name_(name) {}
+  /// What begin() does for this strategy (begin() times it and checks the views).
   virtual void do_begin(std::span<const FieldView> fields) = 0;
+  /// What end() does, for the views handed to begin().
   virtual void do_end(std::span<const FieldView> fields) = 0;
-  // Timed packing: derived classes call these, which hide the free functions.
+  /// pack(), unpack() and the local copies of a stage, timed into times():
+  /// derived classes call these, which hide the free functions.
+  /// @{
   void pack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
   void unpack(std::span<const PackJob> jobs, std::span<const FieldView> fields);
   void copy_self(const Stage& stage, std::span<const FieldView> fields);
+  /// @}
   /// Run `copy` and count its time as unpacking (a copy into the halo that
   /// none of the above describes, such as shm's reads from a neighbour).
   template <class Copy>
@@ -81,6 +92,7 @@ class Strategy {
     times_.unpack_s += MPI_Wtime() - t0;
   }
 
+  /// The plan being executed.
   const Plan& plan_;
 
  private:
@@ -93,9 +105,9 @@ class Strategy {
 /// A registered strategy: its name, what it does, and how to build it (the
 /// name is handed to the strategy, which reports it as name()).
 struct StrategyInfo {
-  const char* name;
-  const char* description;
-  std::unique_ptr<Strategy> (*make)(const Plan&, std::string_view name);
+  const char* name;         ///< as input files and results name it
+  const char* description;  ///< one line for tables and `haloex info`
+  std::unique_ptr<Strategy> (*make)(const Plan&, std::string_view name);  ///< builds it for a plan
 };
 
 /// Every registered strategy, in the order tables list them.
@@ -113,10 +125,12 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan)
 /// (seconds, this rank) before the ranks agree on it: the identity by
 /// default; a test may bend it to force a choice.
 struct AutoOptions {
-  int samples = 5;         // timed samples per candidate, candidates interleaved; the
-                           // few within 1.15x of the fastest get 2x more in a final round
-  double sample_s = 2e-3;  // aim for at least this much time per sample
-  int max_calls = 200;     // but never more calls than this per sample
+  /// Timed samples per candidate, candidates interleaved; the few within 1.15x of
+  /// the fastest get 2x more in a final round.
+  int samples = 5;
+  double sample_s = 2e-3;  ///< seconds: aim for at least this much time per sample
+  int max_calls = 200;     ///< but never more calls than this per sample
+  /// Maps each measured time (see above); empty: the identity.
   std::function<double(std::string_view strategy, double seconds)> timing;
 };
 
@@ -141,7 +155,7 @@ struct ShmOptions {
 /// exchanges are in flight at once, end them in the same order on every rank.
 std::unique_ptr<Strategy> make_shm(const Plan& plan, ShmOptions options = {});
 
-/// One line on what `auto` chose and by how much, e.g. "auto chose direct:
+/// One line on what `auto` chose and by how much, such as "auto chose direct:
 /// 12.3 us per exchange; next persistent 1.04x, slowest sendrecv 2.10x".
 /// Empty for any other strategy.
 std::string auto_choice_text(const Strategy& s);

@@ -14,17 +14,25 @@
 
 namespace haloex {
 
+/// One rank's interior values of one quantity in file order (x slowest,
+/// components together): what a file format writes from and reads into.
 class Aggregator {
  public:
   /// Storage for this rank's interior sites of `element`.
   Aggregator(const Decomposition& dec, IoElement element);
 
+  /// What one site holds.
   const IoElement& element() const { return element_; }
   /// Interior extents of this rank (1 along unused dimensions).
   const std::array<long, 3>& extent() const { return extent_; }
+  /// Interior sites of this rank.
   long sites() const { return extent_[0] * extent_[1] * extent_[2]; }
+  /// The values, bytes() of them.
+  /// @{
   std::byte* data() { return data_.data(); }
   const std::byte* data() const { return data_.data(); }
+  /// @}
+  /// Size of the values in bytes.
   size_t bytes() const { return data_.size(); }
   /// The values as T (T must match the element type: double, float or uint8_t).
   template <class T>

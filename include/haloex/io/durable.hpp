@@ -21,7 +21,7 @@ std::string durable_rename(const std::string& from, const std::string& to);
 void write_durable_text(const std::string& path, const std::string& text);
 
 /// Test hook for crash-safety tests: when the environment variable
-/// HALOEX_IO_KILL_AT is "<stage>@<step>" and both match, the process
+/// HALOEX_IO_KILL_AT is `<stage>@<step>` and both match, the process
 /// SIGKILLs itself here, as a node failure would.
 void kill_point(const char* stage, long step);
 

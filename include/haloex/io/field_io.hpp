@@ -17,19 +17,19 @@ namespace haloex {
 
 /// How to write.
 struct IoOptions {
-  IoFormat format = IoFormat::binary;
-  std::array<int, 3> grid{1, 1, 1};  // the I/O grid: files per dimension
+  IoFormat format = IoFormat::binary;  ///< file format
+  std::array<int, 3> grid{1, 1, 1};    ///< the I/O grid: files per dimension
 };
 
 /// What one output event cost: bytes over all files and the slowest rank's
 /// times (begin and end are the parts the caller waited for).
 struct IoEvent {
-  std::string metadata_path;
-  long bytes = 0;
-  int files = 0;
-  double begin_s = 0;    // in write_begin (aggregation and start)
-  double end_s = 0;      // in write_end (completion, sync, rename, metadata)
-  double elapsed_s = 0;  // from write_begin's start to write_end's return
+  std::string metadata_path;  ///< the JSON metadata file written
+  long bytes = 0;             ///< data bytes over all files
+  int files = 0;              ///< data files written
+  double begin_s = 0;         ///< seconds in write_begin (aggregation and start)
+  double end_s = 0;           ///< seconds in write_end (completion, sync, rename, metadata)
+  double elapsed_s = 0;       ///< seconds from write_begin's start to write_end's return
   /// Bytes per second of the whole event.
   double bandwidth_Bps() const { return elapsed_s > 0 ? static_cast<double>(bytes) / elapsed_s : 0; }
 };
@@ -40,6 +40,8 @@ bool hdf5_available();
 /// The file implementation of one format (MPI-IO binary or ASCII, or HDF5).
 class IoImpl;
 
+/// Writes one quantity of a decomposed lattice, one file per I/O-grid block with
+/// a JSON metadata file beside them, and reads such an output back.
 class FieldIo {
  public:
   /// Collective over dec.comm(). Throws InputError when the I/O grid does
@@ -49,15 +51,18 @@ class FieldIo {
   FieldIo(const FieldIo&) = delete;
   FieldIo& operator=(const FieldIo&) = delete;
 
+  /// What one site holds.
   const IoElement& element() const { return agg_.element(); }
+  /// How it writes.
   const IoOptions& options() const { return options_; }
+  /// The I/O grid: which file this rank writes, with which ranks.
   const IoGrid& grid() const { return grid_; }
   /// The aggregation buffer to fill before write_begin (not while a write is
   /// pending: throws Error then).
   Aggregator& aggregator();
 
   /// Start writing the aggregator's contents as `stem`.json plus data files
-  /// (`stem`.bin, `stem`.<file>.bin with several files, .txt for ASCII, .h5).
+  /// (`stem`.bin, or `stem`.f.bin for file f of several; .txt for ASCII, .h5).
   /// `extra` goes into the metadata. Collective. May return before the data
   /// are on disk; the aggregator must not change until write_end.
   void write_begin(const std::string& stem, long step,
@@ -69,6 +74,7 @@ class FieldIo {
   /// write the metadata the same way. Collective. Throws InputError (on every
   /// rank) when any rank failed; no file of this output is then left valid.
   IoEvent write_end();
+  /// Whether a write_begin awaits its write_end.
   bool pending() const { return pending_; }
   /// write_begin + write_end.
   IoEvent write(const std::string& stem, long step, const nlohmann::json& extra = nlohmann::json::object());

@@ -12,12 +12,15 @@
 
 namespace haloex {
 
+/// The process grid split into equal blocks of whole subdomains, one file per
+/// block: which file this rank writes, with which ranks.
 class IoGrid {
  public:
   /// Collective over dec.comm(). Throws InputError (on every rank) unless
   /// `grid` divides the process grid dimension by dimension.
   IoGrid(const Decomposition& dec, std::array<int, 3> grid);
 
+  /// Files per dimension.
   const std::array<int, 3>& grid() const { return grid_; }
   /// Number of files.
   int files() const { return grid_[0] * grid_[1] * grid_[2]; }
@@ -25,6 +28,7 @@ class IoGrid {
   int file_index() const { return file_; }
   /// The ranks that write this rank's file, as a Cartesian communicator.
   MPI_Comm comm() const { return sub_.get(); }
+  /// This rank's number in comm().
   int comm_rank() const { return sub_rank_; }
   /// The block of the global lattice file f holds.
   Box file_box(int f) const;

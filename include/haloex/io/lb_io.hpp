@@ -13,9 +13,9 @@ namespace haloex {
 
 /// One output event as reported: which quantity, at which step, its cost.
 struct IoRecord {
-  std::string name;
-  long step = 0;
-  IoEvent event;
+  std::string name;  ///< the quantity, e.g. "density" or "checkpoint"
+  long step = 0;     ///< the time step written
+  IoEvent event;     ///< its files, bytes and times
 };
 
 /// Field output of a running solver: every `output.every` steps the chosen

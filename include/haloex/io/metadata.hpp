@@ -19,8 +19,11 @@ enum class IoType { f64, f32, u8 };
 /// parallel HDF5.
 enum class IoFormat { binary, ascii, hdf5 };
 
+/// The names metadata uses for a type ("float64", "float32", "uint8") or a format.
+/// @{
 std::string to_string(IoType t);
 std::string to_string(IoFormat f);
+/// @}
 /// "float64"/"double", "float32"/"float", "uint8"; throws InputError otherwise.
 IoType parse_io_type(const std::string& s);
 /// "binary", "ascii" or "hdf5"; throws InputError otherwise.
@@ -36,10 +39,10 @@ size_t ascii_width(IoType t);
 
 /// What one lattice site holds: ncomp values of one type, with names.
 struct IoElement {
-  IoType type = IoType::f64;
-  int ncomp = 1;
-  std::vector<std::string> components;  // empty: "0", "1", ...
-  std::string name;                     // the quantity, e.g. "velocity" (empty: the file stem)
+  IoType type = IoType::f64;            ///< element type
+  int ncomp = 1;                        ///< values per site
+  std::vector<std::string> components;  ///< their names; empty: "0", "1", ...
+  std::string name;                     ///< the quantity, e.g. "velocity" (empty: the file stem)
 
   /// Bytes one site takes on file in `format` (hdf5 as binary).
   size_t record_bytes(IoFormat format) const;
@@ -47,30 +50,31 @@ struct IoElement {
 
 /// One file of an output: the block of the lattice it holds.
 struct FileEntry {
-  std::string path;  // relative to the metadata file
-  std::array<long, 3> extent{1, 1, 1};
-  std::array<long, 3> offset{0, 0, 0};
-  long bytes = 0;
-  uint64_t checksum = 0;
+  std::string path;                     ///< the data file, relative to the metadata file
+  std::array<long, 3> extent{1, 1, 1};  ///< sites per dimension of its block
+  std::array<long, 3> offset{0, 0, 0};  ///< global index of its first site per dimension
+  long bytes = 0;                       ///< size of the data file
+  uint64_t checksum = 0;                ///< element_checksum summed over its values
 };
 
 /// The metadata of one output: one quantity at one step.
 struct IoMetadata {
-  std::string name;  // e.g. "velocity" or "checkpoint"
-  long step = 0;
-  IoFormat format = IoFormat::binary;
-  IoElement element;
-  std::string endianness = "little";
-  int ndim = 3;
-  std::array<long, 3> size{1, 1, 1};
-  std::array<bool, 3> periodic{true, true, true};
-  std::array<int, 3> io_grid{1, 1, 1};
-  std::array<int, 3> process_grid{1, 1, 1};  // of the writing run (for the record only)
-  std::string dataset;                       // hdf5: the dataset's path inside each file
-  std::vector<FileEntry> files;
-  std::string version;                              // haloex version that wrote it
-  nlohmann::json extra = nlohmann::json::object();  // what the writer adds (LB: the model and input)
+  std::string name;                                 ///< the quantity, e.g. "velocity" or "checkpoint"
+  long step = 0;                                    ///< the time step
+  IoFormat format = IoFormat::binary;               ///< file format
+  IoElement element;                                ///< what one site holds
+  std::string endianness = "little";                ///< byte order of binary values
+  int ndim = 3;                                     ///< dimensions of the lattice
+  std::array<long, 3> size{1, 1, 1};                ///< global lattice sites per dimension
+  std::array<bool, 3> periodic{true, true, true};   ///< periodicity per dimension
+  std::array<int, 3> io_grid{1, 1, 1};              ///< files per dimension
+  std::array<int, 3> process_grid{1, 1, 1};         ///< of the writing run (for the record only)
+  std::string dataset;                              ///< hdf5: the dataset's path inside each file
+  std::vector<FileEntry> files;                     ///< the data files, one per I/O-grid block
+  std::string version;                              ///< haloex version that wrote it
+  nlohmann::json extra = nlohmann::json::object();  ///< what the writer adds (LB: the model and input)
 
+  /// The metadata document as written beside the data.
   nlohmann::json to_json() const;
   /// Parse and check a metadata document; `source` names it in messages.
   static IoMetadata from_json(const nlohmann::json& j, const std::string& source);
@@ -92,8 +96,11 @@ std::string native_endianness();
 /// file add up their parts, and it does not depend on the decomposition.
 uint64_t element_checksum(uint64_t index, const std::byte* value, size_t bytes);
 
-/// "0x" and 16 hex digits, and back (throws InputError on bad text).
+/// "0x" and 16 hex digits, and back (throws InputError naming `where` on bad
+/// text).
+/// @{
 std::string checksum_text(uint64_t c);
 uint64_t parse_checksum(const std::string& s, const std::string& where);
+/// @}
 
 }  // namespace haloex

@@ -18,9 +18,9 @@ std::string npy_header(ElementType type, const std::vector<long>& shape);
 
 /// What a .npy header says.
 struct NpyInfo {
-  ElementType type = ElementType::f64;
-  std::vector<long> shape;
-  size_t data_offset = 0;  // bytes before the first element
+  ElementType type = ElementType::f64;  ///< element type
+  std::vector<long> shape;              ///< the array shape, slowest dimension first
+  size_t data_offset = 0;               ///< bytes before the first element
 };
 
 /// Read and check the header of a .npy file written by write_npy (or numpy,

@@ -26,18 +26,26 @@ std::vector<uint8_t> site_kinds(const LbConfig& c, const Decomposition& dec, con
 /// Runs of interior sites along the fastest-varying dimension ("rows").
 class SiteMap {
  public:
-  enum : uint8_t { plain = 0, boundary = 1 };  // boundary: some neighbour is not fluid
+  /// Run types: `plain` runs take the fast path; a `boundary` run's sites have a
+  /// neighbour that is not fluid.
+  enum : uint8_t { plain = 0, boundary = 1 };
+  /// Sites of one type along a row.
   struct Run {
-    long r0, r1;  // row coordinates [r0, r1)
-    uint8_t type;
+    /// Row coordinates [r0, r1).
+    /// @{
+    long r0, r1;
+    /// @}
+    uint8_t type;  ///< plain or boundary
   };
   /// Build from the site kinds and the velocity displacements (the paper's
   /// build_update_map: the overlap mode `map` rebuilds it every step).
   void build(const FieldShape& shape, int ndim, const std::vector<uint8_t>& kinds,
              const std::vector<long>& offsets);
   /// The dimension along which rows run, and the two outer dimensions.
+  /// @{
   int row_dim() const { return row_dim_; }
   int outer(int k) const { return outer_[k]; }
+  /// @}
   /// Runs of row (a, b), indices along the outer dimensions.
   std::pair<const Run*, const Run*> row(long a, long b) const {
     const long r = a * n_outer1_ + b;

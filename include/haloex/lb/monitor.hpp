@@ -21,18 +21,24 @@ class UnstableRun : public Error {
 
 /// The monitored quantities of one step.
 struct MonitorStats {
+  /// Least and greatest density.
+  /// @{
   double rho_min = 0, rho_max = 0;
-  double u2_max = 0;     // max |u|^2
-  double nan_sites = 0;  // sites whose density or velocity is NaN
-  long long step = -1;   // the step they belong to
+  /// @}
+  double u2_max = 0;     ///< max |u|^2
+  double nan_sites = 0;  ///< sites whose density or velocity is NaN
+  long long step = -1;   ///< the step they belong to
 };
 
 /// Reduces MonitorStats over ranks and stops the run when it goes wrong.
 class Monitor {
  public:
+  /// How the reduction runs: MPI_Iallreduce completed one step later,
+  /// MPI_Allreduce, or not at all.
   enum class Mode { nonblocking, blocking, off };
   /// Duplicates comm so its reductions never match another layer's.
   Monitor(MPI_Comm comm, Mode mode, double mach_limit);
+  /// How this monitor reduces.
   Mode mode() const { return mode_; }
   /// Hand over this rank's statistics of `step` after the local update;
   /// completes the previous reduction first. Throws UnstableRun.
@@ -42,6 +48,7 @@ class Monitor {
   void complete();
   /// The latest completed global statistics.
   const MonitorStats& last() const { return last_; }
+  /// Reductions started so far.
   long reductions() const { return reductions_; }
 
  private:

@@ -18,27 +18,31 @@
 #include "haloex/lb/monitor.hpp"
 #include "haloex/lb/velocity_set.hpp"
 
+/// The lattice Boltzmann application: case settings, velocity sets, geometry,
+/// monitoring and the solver.
 namespace haloex::lb {
 
 /// Whole-lattice totals of the pre-collision populations, summed exactly.
 struct Totals {
-  double mass = 0;
-  std::array<double, 3> momentum{0, 0, 0};
+  double mass = 0;                          ///< sum of the populations
+  std::array<double, 3> momentum{0, 0, 0};  ///< sum of the populations times their velocities, per dimension
 };
 
 /// Timer sections of a run, in table order.
 enum TimerSection : int {
-  t_update = 0,  // collision and streaming
-  t_halo_begin,
-  t_halo_end,
-  t_pack,  // inside begin/end: packing and local copies
-  t_unpack,
-  t_halo_mpi,  // inside begin/end: MPI calls and waiting
-  t_map,       // rebuilding the site map (overlap = map)
-  t_monitor,
-  t_sections
+  t_update = 0,  ///< collision and streaming
+  t_halo_begin,  ///< the forward exchange's begin()
+  t_halo_end,    ///< the forward exchange's end()
+  t_pack,        ///< inside begin/end: packing and local copies
+  t_unpack,      ///< inside begin/end: unpacking
+  t_halo_mpi,    ///< inside begin/end: MPI calls and waiting
+  t_map,         ///< rebuilding the site map (overlap = map)
+  t_monitor,     ///< the monitoring reduction
+  t_sections     ///< number of sections
 };
 
+/// The lattice Boltzmann solver: one case on one communicator, advanced step
+/// by step with the halo strategy, kernel and overlap mode the case names.
 class Solver {
  public:
   /// Collective over comm. Throws InputError for a case this many ranks
@@ -48,13 +52,17 @@ class Solver {
   Solver(const Solver&) = delete;
   Solver& operator=(const Solver&) = delete;
 
+  /// The case being run.
   const LbConfig& config() const;
+  /// Its velocity set.
   const VelocitySet& velocities() const;
+  /// How the lattice is split over the ranks.
   const Decomposition& decomposition() const;
 
   /// Advance n time steps; `progress(done)` is called after each step.
   /// Throws UnstableRun when the monitor sees NaN or too high a Mach number.
   void advance(long n, const std::function<void(long)>& progress = {});
+  /// Time steps completed (counting from a restart's step).
   long steps_done() const;
 
   /// Pre-collision populations f_i(x, t) of this rank's interior sites (x
@@ -92,6 +100,7 @@ class Solver {
   /// This rank's fluid sites on the one-site bounce-back path (the rest run
   /// vectorised).
   long slow_path_sites() const;
+  /// The monitoring reduction and its latest values.
   const Monitor& monitor() const;
 
  private:

@@ -14,10 +14,11 @@ namespace haloex::lb {
 /// Lattice speed of sound squared, c_s^2 = 1/3 for every set here.
 inline constexpr double cs2 = 1.0 / 3.0;
 
+/// Q velocity vectors of three components (2-D sets leave z at 0).
 template <int Q>
 using Velocities = std::array<std::array<int, 3>, Q>;
 
-// Index of the opposite direction, found by search so the tables stay short.
+/// Index of the opposite direction, found by search so the tables stay short.
 template <int Q>
 constexpr std::array<int, Q> opposites(const Velocities<Q>& c) {
   std::array<int, Q> o{};
@@ -27,9 +28,14 @@ constexpr std::array<int, Q> opposites(const Velocities<Q>& c) {
   return o;
 }
 
+/// The 2-D set of 9 velocities: rest, 4 axes, 4 diagonals.
 struct D2Q9 {
-  static constexpr const char* name = "D2Q9";
+  static constexpr const char* name = "D2Q9";  ///< as case files name it
+  /// Dimensions and number of velocities.
+  /// @{
   static constexpr int ndim = 2, q = 9;
+  /// @}
+  /// The velocity vectors: rest first, then pairs (i, opposite(i)).
   static constexpr Velocities<9> c{{{0, 0, 0},
                                     {1, 0, 0},
                                     {-1, 0, 0},
@@ -39,14 +45,20 @@ struct D2Q9 {
                                     {-1, -1, 0},
                                     {1, -1, 0},
                                     {-1, 1, 0}}};
+  /// The lattice weights, in the order of c.
   static constexpr std::array<double, 9> w{4.0 / 9,  1.0 / 9,  1.0 / 9,  1.0 / 9, 1.0 / 9,
                                            1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36};
-  static constexpr std::array<int, 9> opp = opposites<9>(c);
+  static constexpr std::array<int, 9> opp = opposites<9>(c);  ///< index of the opposite of each velocity
 };
 
+/// The 3-D set of 15 velocities: rest, 6 faces, 8 corners.
 struct D3Q15 {
-  static constexpr const char* name = "D3Q15";
+  static constexpr const char* name = "D3Q15";  ///< as case files name it
+  /// Dimensions and number of velocities.
+  /// @{
   static constexpr int ndim = 3, q = 15;
+  /// @}
+  /// The velocity vectors: rest first, then pairs (i, opposite(i)).
   static constexpr Velocities<15> c{{{0, 0, 0},
                                      {1, 0, 0},
                                      {-1, 0, 0},
@@ -62,15 +74,21 @@ struct D3Q15 {
                                      {-1, 1, -1},
                                      {-1, 1, 1},
                                      {1, -1, -1}}};
+  /// The lattice weights, in the order of c.
   static constexpr std::array<double, 15> w{2.0 / 9,  1.0 / 9,  1.0 / 9,  1.0 / 9,  1.0 / 9,
                                             1.0 / 9,  1.0 / 9,  1.0 / 72, 1.0 / 72, 1.0 / 72,
                                             1.0 / 72, 1.0 / 72, 1.0 / 72, 1.0 / 72, 1.0 / 72};
-  static constexpr std::array<int, 15> opp = opposites<15>(c);
+  static constexpr std::array<int, 15> opp = opposites<15>(c);  ///< index of the opposite of each velocity
 };
 
+/// The 3-D set of 19 velocities: rest, 6 faces, 12 edges.
 struct D3Q19 {
-  static constexpr const char* name = "D3Q19";
+  static constexpr const char* name = "D3Q19";  ///< as case files name it
+  /// Dimensions and number of velocities.
+  /// @{
   static constexpr int ndim = 3, q = 19;
+  /// @}
+  /// The velocity vectors: rest first, then pairs (i, opposite(i)).
   static constexpr Velocities<19> c{{{0, 0, 0},
                                      {1, 0, 0},
                                      {-1, 0, 0},
@@ -90,15 +108,21 @@ struct D3Q19 {
                                      {0, -1, -1},
                                      {0, 1, -1},
                                      {0, -1, 1}}};
+  /// The lattice weights, in the order of c.
   static constexpr std::array<double, 19> w{
       1.0 / 3,  1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 18, 1.0 / 36, 1.0 / 36, 1.0 / 36,
       1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36, 1.0 / 36};
-  static constexpr std::array<int, 19> opp = opposites<19>(c);
+  static constexpr std::array<int, 19> opp = opposites<19>(c);  ///< index of the opposite of each velocity
 };
 
+/// The 3-D set of 27 velocities: rest, 6 faces, 12 edges, 8 corners.
 struct D3Q27 {
-  static constexpr const char* name = "D3Q27";
+  static constexpr const char* name = "D3Q27";  ///< as case files name it
+  /// Dimensions and number of velocities.
+  /// @{
   static constexpr int ndim = 3, q = 27;
+  /// @}
+  /// The velocity vectors: rest first, then pairs (i, opposite(i)).
   static constexpr Velocities<27> c = [] {
     // Rest, then each velocity followed by its opposite, faces before edges
     // before corners.
@@ -118,6 +142,7 @@ struct D3Q27 {
           }
     return v;
   }();
+  /// The lattice weights, in the order of c.
   static constexpr std::array<double, 27> w = [] {
     std::array<double, 27> r{};
     for (int i = 0; i < 27; ++i) {
@@ -126,17 +151,17 @@ struct D3Q27 {
     }
     return r;
   }();
-  static constexpr std::array<int, 27> opp = opposites<27>(c);
+  static constexpr std::array<int, 27> opp = opposites<27>(c);  ///< index of the opposite of each velocity
 };
 
 /// A velocity set described at run time.
 struct VelocitySet {
-  std::string name;
-  int ndim = 3;
-  int q = 0;
-  std::vector<Offset> c;
-  std::vector<double> w;
-  std::vector<int> opp;
+  std::string name;       ///< as case files name it
+  int ndim = 3;           ///< dimensions
+  int q = 0;              ///< number of velocities
+  std::vector<Offset> c;  ///< velocity vectors
+  std::vector<double> w;  ///< lattice weights
+  std::vector<int> opp;   ///< index of the opposite of each velocity
 
   /// Velocity vectors negated: what the AA pattern's halo regions hold.
   std::vector<Offset> reversed() const;

@@ -13,16 +13,22 @@
 #include "haloex/halo/strategy.hpp"
 #include "haloex/stencil/kernel.hpp"
 
+/// The 2-D fourth-order diffusion application (the 2022 stencil paper's) and
+/// its kernel.
 namespace haloex::stencil {
 
 /// The run's description.
 struct DiffusionConfig {
+  /// Global sites: nx x ny, split over the ranks, and nz values per site (z is
+  /// not decomposed).
+  /// @{
   long nx = 128, ny = 128, nz = 64;
+  /// @}
   /// A halo strategy name, or "serial": one rank holds the whole domain and
   /// fills its periodic halo by plain copies (the reference, no halo library).
   std::string strategy = "auto";
-  std::array<int, 2> procs{0, 0};  // 0: chosen by MPI_Dims_create
-  double alpha = 1.0 / 32.0;
+  std::array<int, 2> procs{0, 0};  ///< process grid; 0: chosen by MPI_Dims_create
+  double alpha = 1.0 / 32.0;       ///< the coefficient in out = in - alpha * lap(lap(in))
 };
 
 /// Throws InputError for sizes the application cannot run (nz < 1, "serial"
@@ -31,8 +37,11 @@ void validate(const DiffusionConfig& cfg, int ranks);
 
 /// Where the time went, summed over iterations on this rank.
 struct DiffusionTimes {
+  /// Seconds in halo exchanges, in the kernel, and in all of run().
+  /// @{
   double halo_s = 0, work_s = 0, total_s = 0;
-  long iterations = 0;
+  /// @}
+  long iterations = 0;  ///< iterations run
 };
 
 /// The initial condition of the 2022 stencil paper's code: 1 where every
@@ -55,11 +64,16 @@ class Diffusion {
   /// Back to the initial condition, times cleared.
   void reset();
 
+  /// The run's description.
   const DiffusionConfig& config() const { return cfg_; }
+  /// How the lattice is split over the ranks.
   const Decomposition& decomposition() const { return *dec_; }
   /// The current state (the latest output), halo included.
+  /// @{
   Field<T>& field() { return *in_; }
   const Field<T>& field() const { return *in_; }
+  /// @}
+  /// Time spent so far.
   const DiffusionTimes& times() const { return times_; }
   /// The halo strategy (null for "serial"), whose times() split the halo
   /// time into packing, MPI and unpacking.

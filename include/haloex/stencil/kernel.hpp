@@ -17,9 +17,12 @@ inline constexpr int halo_width = 2;
 
 /// Geometry of one rank's block as the kernel sees it.
 struct Columns {
-  long nx = 0, ny = 0, nz = 0;  // interior extents
-  long row = 0;                 // elements between (i, j) and (i + 1, j): (ny + 4) * nz
-  long origin = 0;              // element index of (0, 0, 0)
+  /// Interior extents.
+  /// @{
+  long nx = 0, ny = 0, nz = 0;
+  /// @}
+  long row = 0;     ///< elements between (i, j) and (i + 1, j): (ny + 4) * nz
+  long origin = 0;  ///< element index of (0, 0, 0)
 
   /// The columns of a field made with ncomp = nz, halo 2, AoS.
   static Columns of(const FieldShape& s);
@@ -32,8 +35,11 @@ struct Columns {
 template <class T>
 class Scratch {
  public:
+  /// Rows for every thread of the OpenMP team (omp_get_max_threads).
   explicit Scratch(const Columns& c);
+  /// The three rows of thread `thread`.
   T* rows(int thread) { return bufs_[static_cast<size_t>(thread)].get(); }
+  /// Number of threads it holds rows for.
   int threads() const { return static_cast<int>(bufs_.size()); }
 
  private:
