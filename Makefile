@@ -39,6 +39,6 @@ deps-tools: deps
 # Doxygen over the public headers (docs/Doxyfile); any warning fails it.
 .PHONY: docs
 docs: deps-tools
-	rm -rf "$(BUILD)/docs/html"
+	rm -rf "$(BUILD)/docs/html" && mkdir -p "$(BUILD)/docs"
 	( cat docs/Doxyfile; echo 'OUTPUT_DIRECTORY = "$(BUILD)/docs"' ) | doxygen -
 	@echo "API reference: $(abspath $(BUILD))/docs/html/index.html"
