@@ -7,6 +7,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import pandas as pd
+
 from . import coll, figures
 from .analysis import (
     format_recommendations,
@@ -30,10 +32,8 @@ def _metadata(records: list[dict]) -> str:
     dates = sorted(r["date_utc"] for r in records if "date_utc" in r)
     if dates:
         lines.append(f"| runs | {dates[0]} .. {dates[-1]} |")
-    by_bench: dict = defaultdict(int)
-    for r in records:
-        by_bench[r["benchmark"]] += 1
-    lines.append("| records | " + ", ".join(f"{b}: {n}" for b, n in sorted(by_bench.items())) + " |")
+    counts = pd.Series([r["benchmark"] for r in records]).value_counts().sort_index()
+    lines.append("| records | " + ", ".join(f"{b}: {n}" for b, n in counts.items()) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -157,7 +157,21 @@ def _io_section(records: list[dict], figdir: Path, formats) -> list[str]:
     io = [r for r in records if r.get("benchmark") == "io"]
     if not io:
         return []
-    sizes = sorted({r["size"] for r in io})
+    # Rows (ranks, format, I/O grid, ncomp), a column per size; a cell is the
+    # median of the first record's episodes there.
+    gbps = pd.DataFrame(
+        {
+            "ranks": r["ranks"],
+            "format": r["format"],
+            "io_grid": "x".join(map(str, r["io_grid"])),
+            "ncomp": r["ncomp"],
+            "size": r["size"],
+            "GBps": summarize(r["bandwidth_Bps"]).median / 1e9,
+        }
+        for r in io
+    ).pivot_table(
+        index=["ranks", "format", "io_grid", "ncomp"], columns="size", values="GBps", aggfunc="first"
+    )
     md = [
         "## Output bandwidth (the ARCHER2 paper's Table 1)",
         "",
@@ -165,21 +179,12 @@ def _io_section(records: list[dict], figdir: Path, formats) -> list[str]:
         "global order, synced to storage and renamed); rows are rank counts and I/O grids.",
         "",
         _fig(figures.io_bandwidth(io, figdir, formats), "output bandwidth"),
-        "| ranks | format | io_grid | ncomp | " + " | ".join(f"{L}^3" for L in sizes) + " |",
-        "|---:|---|---|---:|" + "---:|" * len(sizes),
+        "| ranks | format | io_grid | ncomp | " + " | ".join(f"{L}^3" for L in gbps.columns) + " |",
+        "|---:|---|---|---:|" + "---:|" * len(gbps.columns),
     ]
-    keys = sorted({(r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]) for r in io})
-    for k in keys:
-        cells = []
-        for L in sizes:
-            rs = [
-                r
-                for r in io
-                if (r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]) == k
-                and r["size"] == L
-            ]
-            cells.append(f"{summarize(rs[0]['bandwidth_Bps']).median / 1e9:.2f}" if rs else "-")
-        md.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | " + " | ".join(cells) + " |")
+    for key, row in gbps.iterrows():
+        cells = ["-" if pd.isna(v) else f"{v:.2f}" for v in row]
+        md.append("| " + " | ".join(map(str, key)) + " | " + " | ".join(cells) + " |")
     return [*md, ""]
 
 

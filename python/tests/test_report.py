@@ -240,3 +240,35 @@ def test_schedules_are_compared_sample_by_sample(tmp_path):
     assert "| 1 x 2 | 64 | aa/soa | 100.0 | 105.0 | 1.050 |" in text
     assert "| 1 x 2 | 16 |" not in text.split("### Worksharing or tasks")[1]
     assert (tmp_path / "figures" / "lb_schedules.png").is_file()
+
+
+def io_record(ranks, grid, size, gbps, fmt="binary"):
+    return {
+        "benchmark": "io",
+        "haloex_version": "test",
+        "ranks": ranks,
+        "threads_per_rank": 1,
+        "format": fmt,
+        "io_grid": grid,
+        "ncomp": 19,
+        "size": size,
+        "bandwidth_Bps": [gbps * 1e9 * f for f in (0.5, 1.0, 3.0)],
+    }
+
+
+def test_io_table_has_a_row_per_configuration_and_a_column_per_size(tmp_path):
+    records = [
+        io_record(4, [2, 2, 1], 32, 4.0),
+        io_record(4, [2, 2, 1], 16, 3.0),
+        io_record(2, [1, 1, 1], 32, 2.0),
+        io_record(4, [2, 2, 1], 32, 9.0),
+    ]  # a second record of one cell: the first one counts
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report, _ = build_report(path)
+    table = report.read_text().split("## Output bandwidth")[1]
+    # rows sorted by ranks, sizes ascending, "-" where a size was not run; cells are medians
+    assert (
+        "| ranks | format | io_grid | ncomp | 16^3 | 32^3 |\n|---:|---|---|---:|---:|---:|\n"
+        "| 2 | binary | 1x1x1 | 19 | - | 2.00 |\n| 4 | binary | 2x2x1 | 19 | 3.00 | 4.00 |\n"
+    ) in table
