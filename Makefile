@@ -42,3 +42,18 @@ docs: deps-tools
 	rm -rf "$(BUILD)/docs/html" && mkdir -p "$(BUILD)/docs"
 	( cat docs/Doxyfile; echo 'OUTPUT_DIRECTORY = "$(BUILD)/docs"' ) | doxygen -
 	@echo "API reference: $(abspath $(BUILD))/docs/html/index.html"
+
+# ---- fuzzing (make fuzz; docs/testing.md, "Fuzzing") ----
+# libFuzzer with ASan and UBSan (clang) on the case-file, metadata and .npy
+# header parsers, built in build-fuzz/; each target runs FUZZ_RUNS
+# executions, at most FUZZ_MAX_TIME seconds. Any crash, leak, sanitizer
+# report or timeout fails it, with the input in build-fuzz/fuzz/artifacts/.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_RUNS ?= 1000000
+FUZZ_MAX_TIME ?= 1800
+.PHONY: fuzz
+fuzz: deps-tools
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug \
+	  -DHALOEX_FUZZ=ON -DHALOEX_TESTS=OFF -DHALOEX_HDF5=OFF -DHALOEX_NATIVE=OFF
+	cmake --build $(FUZZ_BUILD) -j2 --target haloex_fuzz
+	bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_RUNS) $(FUZZ_MAX_TIME)

@@ -4,7 +4,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include "haloex/build_info.hpp"
 #include "haloex/core/error.hpp"
@@ -60,23 +62,39 @@ uint64_t splitmix64(uint64_t x) {
   throw InputError(source + ": " + what);
 }
 
-// j[key] with a message naming the key when it is missing or of the wrong type.
+// The value `v` of `key` as T, with a message naming the key when it has the
+// wrong type. An integer must be one and fit T: nlohmann converts any number
+// to any arithmetic type with a plain cast, where 1e300 to an int is undefined
+// behaviour (found by fuzzing) and 2^32 + 1 becomes 1.
 template <class T>
-T get(const nlohmann::json& j, const char* key, const std::string& source) {
-  if (!j.contains(key))
-    bad(source, std::string("no \"") + key + "\" entry (not a haloex output metadata file?)");
+T as(const nlohmann::json& v, const char* key, const std::string& source) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!v.is_number_integer()) bad(source, std::string("\"") + key + "\" has the wrong type");
+    using limits = std::numeric_limits<T>;
+    if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(limits::max())
+                               : v.get<int64_t>() < limits::min() || v.get<int64_t>() > limits::max())
+      bad(source, std::string("\"") + key + "\" is out of range");
+  }
   try {
-    return j.at(key).get<T>();
+    return v.get<T>();
   } catch (const nlohmann::json::exception&) {
     bad(source, std::string("\"") + key + "\" has the wrong type");
   }
 }
 
+// j[key] with a message naming the key when it is missing or of the wrong type.
+template <class T>
+T get(const nlohmann::json& j, const char* key, const std::string& source) {
+  if (!j.contains(key))
+    bad(source, std::string("no \"") + key + "\" entry (not a haloex output metadata file?)");
+  return as<T>(j.at(key), key, source);
+}
+
 template <class T>
 std::array<T, 3> triple(const nlohmann::json& j, const char* key, const std::string& source) {
-  const auto v = get<std::vector<T>>(j, key, source);
+  const auto v = get<std::vector<nlohmann::json>>(j, key, source);
   if (v.size() != 3) bad(source, std::string("\"") + key + "\" must have 3 entries");
-  return {v[0], v[1], v[2]};
+  return {as<T>(v[0], key, source), as<T>(v[1], key, source), as<T>(v[2], key, source)};
 }
 
 }  // namespace
@@ -159,8 +177,14 @@ IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& sou
   m.periodic = triple<bool>(j, "periodic", source);
   m.io_grid = triple<int>(j, "io_grid", source);
   m.process_grid = triple<int>(j, "process_grid", source);
+  // The sites, and the bytes of a file holding them all, must fit a long:
+  // the checks below multiply extents (a "size" of [2^62, 2^62, 1] overflowed).
+  const long record = static_cast<long>(m.element.record_bytes(m.format));
+  long sites = 1;
   for (int d = 0; d < 3; ++d) {
     if (m.size[d] < 1) bad(source, "\"size\" entries must be >= 1");
+    if (m.size[d] > std::numeric_limits<long>::max() / record / sites) bad(source, "\"size\" is too large");
+    sites *= m.size[d];
     if (m.io_grid[d] < 1 || m.io_grid[d] > m.size[d])
       bad(source, "\"io_grid\" entries must lie in [1, size]");
   }
@@ -180,19 +204,21 @@ IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& sou
     f.checksum = parse_checksum(get<std::string>(e, "checksum", where), where);
     long v = 1;
     for (int d = 0; d < 3; ++d) {
-      if (f.extent[d] < 1 || f.offset[d] < 0 || f.offset[d] + f.extent[d] > m.size[d])
+      // (extent > size - offset, not offset + extent > size: that sum
+      // overflowed for an offset near 2^63.)
+      if (f.extent[d] < 1 || f.offset[d] < 0 || f.extent[d] > m.size[d] - f.offset[d])
         bad(where, "the block lies outside the lattice");
       v *= f.extent[d];
     }
-    if (m.format != IoFormat::hdf5 && f.bytes != v * static_cast<long>(m.element.record_bytes(m.format)))
+    if (m.format != IoFormat::hdf5 && f.bytes != v * record)
       bad(where, "\"bytes\" does not match the block's extent");
+    if (v > sites - volume) bad(source, "the files do not cover the lattice exactly once");
     volume += v;
     m.files.push_back(f);
   }
-  if (m.files.size() != static_cast<size_t>(m.io_grid[0] * m.io_grid[1] * m.io_grid[2]))
+  if (m.files.size() != static_cast<size_t>(long{m.io_grid[0]} * m.io_grid[1] * m.io_grid[2]))
     bad(source, "the number of files does not match the io_grid");
-  if (volume != m.size[0] * m.size[1] * m.size[2])
-    bad(source, "the files do not cover the lattice exactly once");
+  if (volume != sites) bad(source, "the files do not cover the lattice exactly once");
   m.version = get<std::string>(j, "version", source);
   if (j.contains("extra")) m.extra = j["extra"];
   return m;
@@ -203,13 +229,25 @@ IoMetadata read_metadata(const std::string& path) {
   if (!in) throw InputError("cannot open metadata file '" + path + "'");
   std::stringstream ss;
   ss << in.rdbuf();
+  return parse_metadata(ss.str(), path);
+}
+
+IoMetadata parse_metadata(const std::string& text, const std::string& source) {
+  // Nesting is limited: nlohmann parses any depth, but copies, compares and
+  // writes a document recursively, and copying the "extra" of a file nested
+  // 200000 deep overflowed the stack.
+  constexpr int max_depth = 100;
+  const auto shallow = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    if (depth > max_depth) bad(source, "nested deeper than " + std::to_string(max_depth) + " levels");
+    return true;
+  };
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    bad(path, std::string("not valid JSON (truncated or corrupted?): ") + e.what());
+    j = nlohmann::json::parse(text, shallow);
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
+    bad(source, std::string("not valid JSON (truncated or corrupted?): ") + e.what());
   }
-  return IoMetadata::from_json(j, path);
+  return IoMetadata::from_json(j, source);
 }
 
 std::string metadata_dir(const std::string& metadata_path) {

@@ -1,11 +1,15 @@
 #include "haloex/io/npy.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <iomanip>
+#include <sstream>
+#include <string_view>
 
 #include "haloex/core/mpi.hpp"
 #include "haloex/core/paths.hpp"
@@ -19,6 +23,17 @@ static_assert(std::endian::native == std::endian::little, "the .npy writer assum
 namespace {
 
 constexpr char magic[] = "\x93NUMPY";
+
+// Where the value of each "'key':" in a .npy header dictionary starts, spaces
+// after the colon skipped. (The header is read by hand: libstdc++'s std::regex
+// recursed once per character it matched, and a long run of spaces or digits
+// in a legal 64 KiB header overflowed the stack.)
+std::vector<std::string_view> header_values(std::string_view dict, std::string_view key) {
+  std::vector<std::string_view> values;
+  for (size_t k = dict.find(key); k != std::string_view::npos; k = dict.find(key, k + 1))
+    values.push_back(dict.substr(std::min(dict.find_first_not_of(' ', k + key.size()), dict.size())));
+  return values;
+}
 
 // Python's tuple syntax: "(128, 128, 64)", "(5,)".
 std::string shape_text(const std::vector<long>& shape) {
@@ -48,41 +63,78 @@ std::string npy_header(ElementType type, const std::vector<long>& shape) {
 NpyInfo read_npy_info(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open '" + path + "'");
-  char pre[10] = {};
-  in.read(pre, 10);
-  if (in.gcount() != 10 || std::memcmp(pre, magic, 6) != 0)
+  std::string head(10 + 65535, '\0');  // the longest header of format 1.0
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  return parse_npy_header(head, ec ? head.size() : size, path);
+}
+
+NpyInfo parse_npy_header(const std::string& head, uintmax_t file_size, const std::string& path) {
+  if (head.size() < 10 || std::memcmp(head.data(), magic, 6) != 0)
     throw InputError("'" + path + "' is not a .npy file (no \\x93NUMPY magic)");
+  const char* pre = head.data();
   if (pre[6] != 1)
     throw InputError("'" + path + "' is .npy format " + std::to_string(int(pre[6])) + ", only 1.0 is read");
   const size_t len =
       static_cast<unsigned char>(pre[8]) | (static_cast<size_t>(static_cast<unsigned char>(pre[9])) << 8);
-  std::string dict(len, '\0');
-  in.read(dict.data(), static_cast<std::streamsize>(len));
-  if (static_cast<size_t>(in.gcount()) != len)
-    throw InputError("'" + path + "' is truncated inside its header");
+  if (head.size() - 10 < len) throw InputError("'" + path + "' is truncated inside its header");
+  const std::string dict = head.substr(10, len);
   NpyInfo info;
-  std::smatch m;
-  if (!std::regex_search(dict, m, std::regex("'descr': *'([<|=]?)(f8|f4)'")))
+  // 'descr': '<f8' (or '|f8', '=f8', 'f8'; f4 alike).
+  bool typed = false;
+  for (std::string_view v : header_values(dict, "'descr':")) {
+    if (!v.starts_with('\'')) continue;
+    v.remove_prefix(1);
+    if (v.starts_with('<') || v.starts_with('|') || v.starts_with('=')) v.remove_prefix(1);
+    if (v.starts_with("f8'") || v.starts_with("f4'")) {
+      info.type = v[1] == '8' ? ElementType::f64 : ElementType::f32;
+      typed = true;
+      break;
+    }
+  }
+  if (!typed)
     throw InputError("'" + path + "' holds a type other than little-endian float64/float32: " + dict);
-  info.type = m[2] == "f8" ? ElementType::f64 : ElementType::f32;
-  if (std::regex_search(dict, std::regex("'fortran_order': *True")))
-    throw InputError("'" + path + "' is in Fortran order; only C order is read");
-  if (!std::regex_search(dict, m, std::regex("'shape': *\\(([0-9, ]*)\\)")))
-    throw InputError("'" + path + "' has no shape in its header");
-  const std::string dims = m[1];
-  const std::regex number("[0-9]+");
-  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it)
-    info.shape.push_back(std::stol(it->str()));
+  for (std::string_view v : header_values(dict, "'fortran_order':"))
+    if (v.starts_with("True")) throw InputError("'" + path + "' is in Fortran order; only C order is read");
+  // 'shape': (digits, commas and spaces).
+  constexpr const char* digits = "0123456789";
+  std::string_view dims;
+  bool shaped = false;
+  for (std::string_view v : header_values(dict, "'shape':")) {
+    const size_t close = v.starts_with('(') ? v.find_first_not_of(", 0123456789", 1) : std::string_view::npos;
+    if (close != std::string_view::npos && v[close] == ')') {
+      dims = v.substr(1, close - 1);
+      shaped = true;
+      break;
+    }
+  }
+  if (!shaped) throw InputError("'" + path + "' has no shape in its header");
+  for (size_t i = 0; (i = dims.find_first_of(digits, i)) != std::string_view::npos;) {
+    const size_t end = std::min(dims.find_first_not_of(digits, i), dims.size());
+    // A dimension beyond a long is an InputError (std::stol threw
+    // std::out_of_range).
+    long n = 0;
+    if (std::from_chars(dims.data() + i, dims.data() + end, n).ec != std::errc())
+      throw InputError("'" + path + "' has a dimension too large: " + std::string(dims.substr(i, end - i)));
+    info.shape.push_back(n);
+    i = end;
+  }
   info.data_offset = 10 + len;
   double count = 1;
   for (long n : info.shape) count *= static_cast<double>(n);
   const double want =
       static_cast<double>(info.data_offset) + count * static_cast<double>(element_size(info.type));
-  const auto have = static_cast<double>(std::filesystem::file_size(path));
-  if (have < want)
-    throw InputError("'" + path + "' is truncated: its header promises " +
-                     std::to_string(static_cast<long>(want)) + " bytes, the file has " +
-                     std::to_string(static_cast<long>(have)));
+  const auto have = static_cast<double>(file_size);
+  // (Printed as a double: the byte count of a shape of huge dimensions does
+  // not fit a long, and converting it to one was undefined behaviour.)
+  if (have < want) {
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(0) << "'" << path << "' is truncated: its header promises " << want
+       << " bytes, the file has " << have;
+    throw InputError(os.str());
+  }
   return info;
 }
 

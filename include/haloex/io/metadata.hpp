@@ -83,6 +83,8 @@ struct IoMetadata {
 /// Read and check a metadata file. Throws InputError naming the file and the
 /// missing or wrong entry.
 IoMetadata read_metadata(const std::string& path);
+/// read_metadata on the file's text: parse and check it (`source` names it in messages).
+IoMetadata parse_metadata(const std::string& text, const std::string& source);
 
 /// The directory of a metadata file, to resolve the relative file paths.
 std::string metadata_dir(const std::string& metadata_path);

@@ -4,6 +4,7 @@
 // with no other library.
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct NpyInfo {
 /// the problem: missing, not .npy, unsupported type, or shorter than its
 /// header says.
 NpyInfo read_npy_info(const std::string& path);
+/// read_npy_info on the first bytes of a file (its header at least), its size and path (for messages).
+NpyInfo parse_npy_header(const std::string& head, uintmax_t file_size, const std::string& path);
 
 /// Write the interior of `field` as one array of shape (global sizes of the
 /// decomposition's dimensions..., ncomp), in global order with the
