@@ -2,6 +2,7 @@
 // paper's non-blocking exchange, in three flavours of completion. Messages
 // that go to the same rank travel as one (PeerMessages), so a 2-rank
 // periodic dimension costs one message each way, not one per direction.
+#include "haloex/core/large_count.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "stage_ops.hpp"
 
@@ -22,25 +23,29 @@ class Direct final : public Strategy {
         to_(plan.direct(), &Link::send),
         from_(plan.direct(), &Link::recv) {
     reqs_.resize(from_.blocks.size() + to_.blocks.size(), MPI_REQUEST_NULL);
+    // One message per block whatever its size (a derived type above the limit).
+    const size_t limit = plan.options().mpi_count_limit;
+    for (const PeerBlock& b : from_.blocks) recv_counts_.emplace_back(b.bytes, MPI_BYTE, limit);
+    for (const PeerBlock& b : to_.blocks) send_counts_.emplace_back(b.bytes, MPI_BYTE, limit);
     if (mode_ != Mode::persistent) return;
     // Requests are bound to fixed buffers once; begin() only starts them.
     MPI_Comm comm = plan.decomposition().comm();
     auto& reqs = persistent_.get();
-    for (const PeerBlock& b : from_.blocks) {
+    for (size_t k = 0; k < from_.blocks.size(); ++k) {
+      const PeerBlock& b = from_.blocks[k];
       reqs.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Recv_init(from_.data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs.back()),
+      mpi_check(large_recv_init(from_.data(b), recv_counts_[k], b.peer, b.tag, comm, &reqs.back()),
                 "MPI_Recv_init");
     }
-    for (const PeerBlock& b : to_.blocks) {
+    for (size_t k = 0; k < to_.blocks.size(); ++k) {
+      const PeerBlock& b = to_.blocks[k];
       reqs.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Send_init(to_.data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs.back()),
+      mpi_check(large_send_init(to_.data(b), send_counts_[k], b.peer, b.tag, comm, &reqs.back()),
                 "MPI_Send_init");
     }
   }
 
  private:
-  static int count(const PeerBlock& b) { return mpi_count(b.bytes, "a direct halo message"); }
-
   void do_begin(std::span<const FieldView> fields) override {
     MPI_Comm comm = plan_.decomposition().comm();
     const size_t nr = from_.blocks.size(), ns = to_.blocks.size();
@@ -51,7 +56,7 @@ class Direct final : public Strategy {
     } else {
       for (size_t k = 0; k < nr; ++k) {
         const PeerBlock& b = from_.blocks[k];
-        mpi_check(MPI_Irecv(from_.data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs[k]), "MPI_Irecv");
+        mpi_check(large_irecv(from_.data(b), recv_counts_[k], b.peer, b.tag, comm, &reqs[k]), "MPI_Irecv");
       }
     }
     pack(to_.jobs, fields);
@@ -60,8 +65,7 @@ class Direct final : public Strategy {
     } else {
       for (size_t k = 0; k < ns; ++k) {
         const PeerBlock& b = to_.blocks[k];
-        mpi_check(MPI_Isend(to_.data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs[nr + k]),
-                  "MPI_Isend");
+        mpi_check(large_isend(to_.data(b), send_counts_[k], b.peer, b.tag, comm, &reqs[nr + k]), "MPI_Isend");
       }
     }
     // Local copies overlap with the messages in flight.
@@ -89,6 +93,7 @@ class Direct final : public Strategy {
 
   Mode mode_;
   PeerMessages to_, from_;
+  std::vector<LargeCount> send_counts_, recv_counts_;  // per block of to_ / from_
   std::vector<MPI_Request> reqs_;
   PersistentRequests persistent_;
 };

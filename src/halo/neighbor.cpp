@@ -1,7 +1,17 @@
 // One MPI_Ineighbor_alltoallv on a distributed-graph communicator whose edges
 // are the plan's messages.
+//
+// Blocks or buffer offsets above the plan's count limit (2 GiB by default)
+// do not fit alltoallv's int counts and displacements. Then the exchange is
+// still one collective: MPI_Ineighbor_alltoallv_c with an MPI-4 library, else
+// MPI_Ineighbor_alltoallw, whose displacements are MPI_Aint bytes and whose
+// blocks each get their own datatype (a derived one above the limit). Below
+// the limit alltoallv stays, so the common case runs the call it always ran
+// (and benchmarks keep measuring it); alltoallw's per-block types may cost
+// the library more.
 #include <algorithm>
 
+#include "haloex/core/large_count.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "stage_ops.hpp"
 
@@ -31,16 +41,17 @@ class Neighbor final : public Strategy {
     // block carries all messages to that peer (PeerMessages orders them the
     // same way on both sides).
     std::vector<int> dests, srcs;
+    const size_t limit = plan.options().mpi_count_limit;
     for (const PeerBlock& b : to_.blocks) {
       dests.push_back(b.peer);
-      send_counts_.push_back(mpi_count(b.bytes, "a neighbor halo block"));
-      send_displs_.push_back(mpi_count(b.offset, "a neighbor halo buffer"));
+      large_ = large_ || b.bytes > limit || b.offset > limit;
     }
     for (const PeerBlock& b : from_.blocks) {
       srcs.push_back(b.peer);
-      recv_counts_.push_back(mpi_count(b.bytes, "a neighbor halo block"));
-      recv_displs_.push_back(mpi_count(b.offset, "a neighbor halo buffer"));
+      large_ = large_ || b.bytes > limit || b.offset > limit;
     }
+    send_ = Blocks(to_.blocks, limit, large_);
+    recv_ = Blocks(from_.blocks, limit, large_);
     mpi_check(
         MPI_Dist_graph_create_adjacent(plan.decomposition().comm(), static_cast<int>(srcs.size()),
                                        never_null(srcs), MPI_UNWEIGHTED, static_cast<int>(dests.size()),
@@ -72,10 +83,26 @@ class Neighbor final : public Strategy {
 
   void do_begin(std::span<const FieldView> fields) override {
     pack(to_.jobs, fields);
-    mpi_check(MPI_Ineighbor_alltoallv(to_.buffer.data(), never_null(send_counts_), never_null(send_displs_),
-                                      MPI_BYTE, from_.buffer.data(), never_null(recv_counts_),
-                                      never_null(recv_displs_), MPI_BYTE, graph_.get(), &req_),
-              "MPI_Ineighbor_alltoallv");
+    if (!large_) {
+      mpi_check(MPI_Ineighbor_alltoallv(to_.buffer.data(), never_null(send_.counts), never_null(send_.displs),
+                                        MPI_BYTE, from_.buffer.data(), never_null(recv_.counts),
+                                        never_null(recv_.displs), MPI_BYTE, graph_.get(), &req_),
+                "MPI_Ineighbor_alltoallv");
+    } else {
+#if MPI_VERSION >= 4
+      mpi_check(MPI_Ineighbor_alltoallv_c(to_.buffer.data(), never_null(send_.big_counts),
+                                          never_null(send_.byte_displs), MPI_BYTE, from_.buffer.data(),
+                                          never_null(recv_.big_counts), never_null(recv_.byte_displs),
+                                          MPI_BYTE, graph_.get(), &req_),
+                "MPI_Ineighbor_alltoallv_c");
+#else
+      mpi_check(MPI_Ineighbor_alltoallw(
+                    to_.buffer.data(), never_null(send_.counts), never_null(send_.byte_displs),
+                    never_null(send_.types), from_.buffer.data(), never_null(recv_.counts),
+                    never_null(recv_.byte_displs), never_null(recv_.types), graph_.get(), &req_),
+                "MPI_Ineighbor_alltoallw");
+#endif
+    }
     copy_self(plan_.direct(), fields);
   }
 
@@ -84,9 +111,38 @@ class Neighbor final : public Strategy {
     unpack(from_.jobs, fields);
   }
 
+  // One direction's blocks as the collective is given them: int counts and
+  // displacements in bytes (alltoallv); above the limit MPI_Aint byte
+  // displacements with each block's count and datatype (alltoallw) or
+  // MPI_Count counts (alltoallv_c).
+  struct Blocks {
+    std::vector<int> counts, displs;
+    std::vector<MPI_Aint> byte_displs;
+    std::vector<MPI_Datatype> types;
+    std::vector<MPI_Count> big_counts;
+    std::vector<LargeCount> owned;  // the derived types in `types`
+
+    Blocks() = default;
+    Blocks(const std::vector<PeerBlock>& blocks, size_t limit, bool large) {
+      for (const PeerBlock& b : blocks) {
+        if (!large) {
+          counts.push_back(static_cast<int>(b.bytes));
+          displs.push_back(static_cast<int>(b.offset));
+          continue;
+        }
+        owned.emplace_back(b.bytes, MPI_BYTE, limit);
+        counts.push_back(owned.back().count());
+        types.push_back(owned.back().type());
+        byte_displs.push_back(static_cast<MPI_Aint>(b.offset));
+        big_counts.push_back(static_cast<MPI_Count>(b.bytes));
+      }
+    }
+  };
+
   PeerMessages to_, from_;
   Comm graph_;
-  std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
+  bool large_ = false;  // some block or offset above the count limit
+  Blocks send_, recv_;
   MPI_Request req_ = MPI_REQUEST_NULL;
 };
 

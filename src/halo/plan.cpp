@@ -218,6 +218,9 @@ void Plan::plan_local_copies(Stage& stage) const {
 
 Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions options)
     : dec_(&dec), fields_(std::move(fields)), options_(options) {
+  if (options.mpi_count_limit < 2 || options.mpi_count_limit > mpi_int_count_max)
+    throw InputError("halo plan: mpi_count_limit " + std::to_string(options.mpi_count_limit) +
+                     " is outside 2.." + std::to_string(mpi_int_count_max));
   const int ndim = dec.ndim();
   for (const FieldSpec& f : fields_) {
     const FieldShape expect =

@@ -16,6 +16,7 @@
 #include <thread>
 #include <utility>
 
+#include "haloex/core/large_count.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "stage_ops.hpp"
 
@@ -121,6 +122,10 @@ class Shm final : public Strategy {
     shm_to_.emplace(plan.direct(), &Link::send, on_node, false);
     shm_from_.emplace(plan.direct(), &Link::recv, on_node, false);
     reqs_.resize(mpi_from_->blocks.size() + mpi_to_->blocks.size(), MPI_REQUEST_NULL);
+    // One message per off-node block whatever its size (derived type above the limit).
+    const size_t limit = plan.options().mpi_count_limit;
+    for (const PeerBlock& b : mpi_from_->blocks) recv_counts_.emplace_back(b.bytes, MPI_BYTE, limit);
+    for (const PeerBlock& b : mpi_to_->blocks) send_counts_.emplace_back(b.bytes, MPI_BYTE, limit);
 
     // The window part: headers, descriptors, then the two slots (staged only).
     layout_.slots =
@@ -297,13 +302,13 @@ class Shm final : public Strategy {
     const size_t nr = mpi_from_->blocks.size(), ns = mpi_to_->blocks.size();
     for (size_t k = 0; k < nr; ++k) {
       const PeerBlock& b = mpi_from_->blocks[k];
-      mpi_check(MPI_Irecv(mpi_from_->data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs_[k]),
+      mpi_check(large_irecv(mpi_from_->data(b), recv_counts_[k], b.peer, b.tag, comm, &reqs_[k]),
                 "MPI_Irecv");
     }
     pack(mpi_to_->jobs, fields);
     for (size_t k = 0; k < ns; ++k) {
       const PeerBlock& b = mpi_to_->blocks[k];
-      mpi_check(MPI_Isend(mpi_to_->data(b), count(b), MPI_BYTE, b.peer, b.tag, comm, &reqs_[nr + k]),
+      mpi_check(large_isend(mpi_to_->data(b), send_counts_[k], b.peer, b.tag, comm, &reqs_[nr + k]),
                 "MPI_Isend");
     }
     const size_t n_shm = shm_to_->blocks.size();
@@ -377,10 +382,9 @@ class Shm final : public Strategy {
     as_unpack([&] { copy_from(src.copies, from_, src.bytes, fields, plan_.options().pack_threads); });
   }
 
-  static int count(const PeerBlock& b) { return mpi_count(b.bytes, "an shm halo message between nodes"); }
-
   bool zero_copy_ = false;
   std::optional<PeerMessages> mpi_to_, mpi_from_, shm_to_, shm_from_;
+  std::vector<LargeCount> send_counts_, recv_counts_;  // per block of mpi_to_ / mpi_from_
   std::vector<MPI_Request> reqs_;
   std::optional<NodeMemory> window_;
   Layout layout_;

@@ -14,7 +14,8 @@ class StagedExchange final : public Strategy {
     if (!plan.staged_problem().empty())
       throw InputError(std::string(name) + " cannot serve this plan: " + plan.staged_problem());
     ios_.reserve(plan.staged().size());  // StageIo is neither moved nor copied once built
-    for (const Stage& st : plan.staged()) ios_.emplace_back(*this, st, plan.decomposition().comm());
+    for (const Stage& st : plan.staged())
+      ios_.emplace_back(*this, st, plan.decomposition().comm(), plan.options().mpi_count_limit);
   }
 
   void pack_stage(StageIo& io) { pack(io.send_jobs_, fields_); }
@@ -44,10 +45,14 @@ class StagedExchange final : public Strategy {
   std::span<const FieldView> fields_;  // the base class keeps them alive from begin() to end()
 };
 
-StageIo::StageIo(StagedExchange& owner, const Stage& stage, MPI_Comm comm)
+StageIo::StageIo(StagedExchange& owner, const Stage& stage, MPI_Comm comm, size_t count_limit)
     : owner_(owner), stage_(stage), comm_(comm), bufs_(stage) {
   send_jobs_ = remote_jobs(stage, bufs_.send, &Link::send);
   recv_jobs_ = remote_jobs(stage, bufs_.recv, &Link::recv);
+  for (const Link& l : stage.links) {
+    send_counts_.emplace_back(l.self ? 0 : l.send.bytes, MPI_BYTE, count_limit);
+    recv_counts_.emplace_back(l.self ? 0 : l.recv.bytes, MPI_BYTE, count_limit);
+  }
   reqs_.reserve(2 * stage.links.size());
   for (size_t i = 0; i < stage.links.size(); ++i) {
     const Offset& o = stage.links[i].offset;
@@ -67,8 +72,7 @@ void StageIo::irecv_all() {
     if (!receives(static_cast<int>(i))) continue;
     const Link& l = stage_.links[i];
     reqs_.push_back(MPI_REQUEST_NULL);
-    mpi_check(MPI_Irecv(bufs_.recv[i].data(), mpi_count(l.recv.bytes, "a staged halo message"), MPI_BYTE,
-                        l.peer, l.recv.tag, comm_, &reqs_.back()),
+    mpi_check(large_irecv(bufs_.recv[i].data(), recv_counts_[i], l.peer, l.recv.tag, comm_, &reqs_.back()),
               "MPI_Irecv");
   }
 }
@@ -78,9 +82,8 @@ void StageIo::isend_all(bool synchronous) {
     if (!sends(static_cast<int>(i))) continue;
     const Link& l = stage_.links[i];
     reqs_.push_back(MPI_REQUEST_NULL);
-    auto fn = synchronous ? MPI_Issend : MPI_Isend;
-    mpi_check(fn(bufs_.send[i].data(), mpi_count(l.send.bytes, "a staged halo message"), MPI_BYTE, l.peer,
-                 l.send.tag, comm_, &reqs_.back()),
+    mpi_check(large_isend(bufs_.send[i].data(), send_counts_[i], l.peer, l.send.tag, comm_, &reqs_.back(),
+                          synchronous),
               synchronous ? "MPI_Issend" : "MPI_Isend");
   }
 }
@@ -89,17 +92,14 @@ void StageIo::send(int side) {
   const int i = link(side);
   if (!sends(i)) return;
   const Link& l = stage_.links[i];
-  mpi_check(MPI_Send(bufs_.send[i].data(), mpi_count(l.send.bytes, "a staged halo message"), MPI_BYTE, l.peer,
-                     l.send.tag, comm_),
-            "MPI_Send");
+  mpi_check(large_send(bufs_.send[i].data(), send_counts_[i], l.peer, l.send.tag, comm_), "MPI_Send");
 }
 
 void StageIo::recv(int side) {
   const int i = link(side);
   if (!receives(i)) return;
   const Link& l = stage_.links[i];
-  mpi_check(MPI_Recv(bufs_.recv[i].data(), mpi_count(l.recv.bytes, "a staged halo message"), MPI_BYTE, l.peer,
-                     l.recv.tag, comm_, MPI_STATUS_IGNORE),
+  mpi_check(large_recv(bufs_.recv[i].data(), recv_counts_[i], l.peer, l.recv.tag, comm_, MPI_STATUS_IGNORE),
             "MPI_Recv");
 }
 
@@ -118,13 +118,12 @@ void StageIo::sendrecv(int to) {
   const Link* rl = receives(r) ? &stage_.links[r] : nullptr;
   if (!sl && !rl) return;
   std::byte none{};  // MPICH rejects null buffers even for zero counts
-  mpi_check(
-      MPI_Sendrecv(sl ? bufs_.send[s].data() : &none,
-                   sl ? mpi_count(sl->send.bytes, "a staged halo message") : 0, MPI_BYTE,
-                   sl ? sl->peer : MPI_PROC_NULL, sl ? sl->send.tag : 0, rl ? bufs_.recv[r].data() : &none,
-                   rl ? mpi_count(rl->recv.bytes, "a staged halo message") : 0, MPI_BYTE,
-                   rl ? rl->peer : MPI_PROC_NULL, rl ? rl->recv.tag : 0, comm_, MPI_STATUS_IGNORE),
-      "MPI_Sendrecv");
+  const LargeCount nothing;
+  mpi_check(large_sendrecv(sl ? bufs_.send[s].data() : &none, sl ? send_counts_[s] : nothing,
+                           sl ? sl->peer : MPI_PROC_NULL, sl ? sl->send.tag : 0,
+                           rl ? bufs_.recv[r].data() : &none, rl ? recv_counts_[r] : nothing,
+                           rl ? rl->peer : MPI_PROC_NULL, rl ? rl->recv.tag : 0, comm_, MPI_STATUS_IGNORE),
+            "MPI_Sendrecv");
 }
 
 void StageIo::wait() {

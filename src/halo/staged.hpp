@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "haloex/core/large_count.hpp"
 #include "haloex/halo/strategy.hpp"
 
 namespace haloex::detail {
@@ -18,7 +19,8 @@ class StagedExchange;
 /// Links are ordered - then +; either may be missing at a wall.
 class StageIo {
  public:
-  StageIo(StagedExchange& owner, const Stage& stage, MPI_Comm comm);
+  /// Messages above `count_limit` bytes travel as derived datatypes (PlanOptions).
+  StageIo(StagedExchange& owner, const Stage& stage, MPI_Comm comm, size_t count_limit);
 
   /// Pack every outgoing message of this dimension (timed as packing).
   void pack();
@@ -48,6 +50,7 @@ class StageIo {
   MPI_Comm comm_;
   StageBuffers bufs_;
   std::vector<PackJob> send_jobs_, recv_jobs_;
+  std::vector<LargeCount> send_counts_, recv_counts_;  // per link (0 where nothing travels)
   std::vector<MPI_Request> reqs_;
   int minus_ = -1, plus_ = -1;
 };

@@ -14,8 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::unique_ptr<IoImpl> make_impl(IoFormat f) {
-  return f == IoFormat::hdf5 ? make_hdf5_impl() : make_mpiio_impl(f);
+// HDF5 (1.10.2 and later) describes transfers above 2 GiB itself.
+std::unique_ptr<IoImpl> make_impl(const IoOptions& o) {
+  return o.format == IoFormat::hdf5 ? make_hdf5_impl() : make_mpiio_impl(o.format, o.mpi_count_limit);
 }
 
 const char* extension(IoFormat f) {
@@ -48,8 +49,11 @@ FieldIo::FieldIo(const Decomposition& dec, IoElement element, IoOptions options)
       options_(options),
       grid_(dec, options.grid),
       agg_(dec, std::move(element)),
-      impl_(make_impl(options.format)) {
+      impl_(make_impl(options)) {
   if (agg_.element().ncomp < 1) throw InputError("an output needs at least one component per site");
+  if (options.mpi_count_limit < 2 || options.mpi_count_limit > mpi_int_count_max)
+    throw InputError("output: mpi_count_limit " + std::to_string(options.mpi_count_limit) +
+                     " is outside 2.." + std::to_string(mpi_int_count_max));
 }
 
 FieldIo::~FieldIo() = default;
@@ -189,7 +193,9 @@ IoMetadata FieldIo::read(const std::string& metadata_path) {
   if (m.size != want.size) mismatch("lattice size", extents_text(m.size, 3), extents_text(want.size, 3));
   if (m.endianness != native_endianness())
     mismatch("endianness", m.endianness, native_endianness() + " (byte swapping is not supported)");
-  const std::unique_ptr<IoImpl> impl = make_impl(m.format);
+  IoOptions read_options = options_;
+  read_options.format = m.format;  // the file's, whatever this FieldIo writes
+  const std::unique_ptr<IoImpl> impl = make_impl(read_options);
   const std::string dir = metadata_dir(metadata_path);
   std::vector<uint64_t> sums(m.files.size(), 0), all(m.files.size(), 0);
   for (size_t f = 0; f < m.files.size() && err.empty(); ++f)

@@ -31,8 +31,9 @@ class IoImpl {
                            const Decomposition& dec, Aggregator& agg, uint64_t* checksum) = 0;
 };
 
-/// MPI-IO, native binary or fixed-width ASCII.
-std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format);
+/// MPI-IO, native binary or fixed-width ASCII; reads and writes of more than
+/// `count_limit` bytes go as one call with a derived datatype.
+std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format, size_t count_limit);
 /// Parallel HDF5 (throws InputError when not built in).
 std::unique_ptr<IoImpl> make_hdf5_impl();
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "haloex/core/large_count.hpp"
 #include "haloex/core/mpi.hpp"
 #include "io_impl.hpp"
 
@@ -98,7 +99,7 @@ long parse_values(const char* in, long values, IoType type, std::byte* out) {
 
 class MpiioImpl final : public IoImpl {
  public:
-  explicit MpiioImpl(IoFormat format) : format_(format) {}
+  MpiioImpl(IoFormat format, size_t count_limit) : format_(format), count_limit_(count_limit) {}
   ~MpiioImpl() override {
     if (fh_ != MPI_FILE_NULL) {
       if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);
@@ -132,12 +133,12 @@ class MpiioImpl final : public IoImpl {
     rc = MPI_File_set_size(fh_, 0);
     if (rc == MPI_SUCCESS) rc = MPI_File_set_view(fh_, 0, MPI_BYTE, view_.get(), "native", MPI_INFO_NULL);
     if (rc != MPI_SUCCESS) return mpi_error(rc, "cannot prepare " + path);
-    const long count = agg.sites() * static_cast<long>(record);
-    if (count > 2147483647L)
-      return "a rank's block of " + path + " exceeds 2 GiB; use more ranks or a finer io_grid";
+    // A block above the count limit (2 GiB) is still one write, of a derived
+    // type; it lives in count_ until the write completes.
+    count_ = LargeCount(static_cast<size_t>(agg.sites()) * record, MPI_BYTE, count_limit_);
     // Non-blocking and independent (not MPI_File_write_all): Open MPI 4.1's
     // collective writer (fcoll vulcan) was seen to drop a block.
-    rc = MPI_File_iwrite(fh_, buf, static_cast<int>(count), MPI_BYTE, &req_);
+    rc = large_file_iwrite(fh_, buf, count_, &req_);
     if (rc != MPI_SUCCESS) return mpi_error(rc, "cannot start writing " + path);
     path_ = path;
     return {};
@@ -161,6 +162,7 @@ class MpiioImpl final : public IoImpl {
     }
     text_.clear();
     text_.shrink_to_fit();
+    count_ = LargeCount();
     return err;
   }
 
@@ -189,7 +191,8 @@ class MpiioImpl final : public IoImpl {
     std::vector<char> raw(static_cast<size_t>(box.volume()) * record);
     rc = MPI_File_set_view(fh, 0, MPI_BYTE, view.get(), "native", MPI_INFO_NULL);
     MPI_Status st;
-    if (rc == MPI_SUCCESS) rc = MPI_File_read(fh, raw.data(), static_cast<int>(raw.size()), MPI_BYTE, &st);
+    if (rc == MPI_SUCCESS)
+      rc = large_file_read(fh, raw.data(), LargeCount(raw.size(), MPI_BYTE, count_limit_), &st);
     MPI_File_close(&fh);
     if (rc != MPI_SUCCESS) return mpi_error(rc, "reading " + path + " failed");
     const size_t es = io_type_size(e.type);
@@ -209,7 +212,9 @@ class MpiioImpl final : public IoImpl {
 
  private:
   IoFormat format_;
+  size_t count_limit_;
   MPI_File fh_ = MPI_FILE_NULL;
+  LargeCount count_;  // of the write in flight
   MPI_Request req_ = MPI_REQUEST_NULL;
   Datatype view_;
   std::vector<char> text_;
@@ -218,6 +223,8 @@ class MpiioImpl final : public IoImpl {
 
 }  // namespace
 
-std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format) { return std::make_unique<MpiioImpl>(format); }
+std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format, size_t count_limit) {
+  return std::make_unique<MpiioImpl>(format, count_limit);
+}
 
 }  // namespace haloex

@@ -138,7 +138,9 @@ NpyInfo parse_npy_header(const std::string& head, uintmax_t file_size, const std
   return info;
 }
 
-void write_npy(const std::string& path, const Decomposition& dec, const FieldView& field) {
+void write_npy(const std::string& path, const Decomposition& dec, const FieldView& field,
+               size_t mpi_count_limit) {
+  check_count_limit(mpi_count_limit);  // before any collective call
   MPI_Comm comm = dec.comm();
   const FieldShape& s = field.shape;
   const int nd = dec.ndim();
@@ -190,14 +192,15 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
   int rc2 =
       MPI_File_set_view(fh, static_cast<MPI_Offset>(header.size()), elem, block, "native", MPI_INFO_NULL);
   if (rc2 == MPI_SUCCESS) {
-    const long count = dec.local_volume() * s.ncomp;
-    if (count > 2147483647L) rc2 = MPI_ERR_COUNT;
+    // Above the limit (2^31 - 1 elements) still one write, of a derived type
+    // of `elem`s, so that it matches the view's etype.
+    const LargeCount count(static_cast<size_t>(dec.local_volume()) * static_cast<size_t>(s.ncomp), elem,
+                           mpi_count_limit);
     // Independent, not collective: Open MPI 4.1's ompio collective writer
     // (fcoll vulcan) intermittently dropped a block of a small float array
     // written this way (1 run in 4 on 3 ranks); the independent path and
     // ROMIO never did.
-    else
-      rc2 = MPI_File_write(fh, agg.data(), static_cast<int>(count), elem, MPI_STATUS_IGNORE);
+    rc2 = large_file_write(fh, agg.data(), count, MPI_STATUS_IGNORE);
   }
   const int rc3 = MPI_File_close(&fh);
   const int failed = rc != MPI_SUCCESS ? rc : (rc2 != MPI_SUCCESS ? rc2 : rc3);

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "haloex/core/exact_sum.hpp"
+#include "haloex/core/large_count.hpp"
 #include "haloex/field/field.hpp"
 #include "haloex/halo/plan.hpp"
 #include "haloex/lb/geometry.hpp"
@@ -700,18 +701,35 @@ std::vector<double> Solver::global_populations(int root) {
                  dec.local_size(0), dec.local_size(1), dec.local_size(2)};
   std::vector<long> boxes(static_cast<size_t>(6 * p));
   mpi_check(MPI_Gather(box, 6, MPI_LONG, boxes.data(), 6, MPI_LONG, root, comm), "MPI_Gather");
-  const int count = static_cast<int>(local.size());
-  std::vector<int> counts(static_cast<size_t>(p)), displs(static_cast<size_t>(p));
-  mpi_check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, comm), "MPI_Gather");
+  // Point to point with large counts rather than MPI_Gatherv, whose int
+  // counts and displacements stop at 2^31 - 1 doubles for the whole lattice.
+  const auto count = static_cast<uint64_t>(local.size());
+  std::vector<uint64_t> counts(static_cast<size_t>(p));
+  std::vector<size_t> displs(static_cast<size_t>(p));
+  mpi_check(MPI_Gather(&count, 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, root, comm), "MPI_Gather");
+  Comm own;  // a tag space of its own: no other message of comm can match
+  mpi_check(MPI_Comm_dup(comm, own.out()), "MPI_Comm_dup");
   std::vector<double> all;
   if (dec.rank() == root) {
-    int total = 0;
+    size_t total = 0;
     for (int r = 0; r < p; ++r) displs[r] = total, total += counts[r];
-    all.resize(static_cast<size_t>(total));
+    all.resize(total);
+    std::copy(local.begin(), local.end(), all.begin() + static_cast<long>(displs[root]));
+    std::vector<LargeCount> sizes;
+    std::vector<MPI_Request> reqs;
+    sizes.reserve(static_cast<size_t>(p));
+    reqs.reserve(static_cast<size_t>(p));
+    for (int r = 0; r < p; ++r) {
+      if (r == root || counts[r] == 0) continue;
+      sizes.emplace_back(counts[r], MPI_DOUBLE);
+      reqs.push_back(MPI_REQUEST_NULL);
+      mpi_check(large_irecv(all.data() + displs[r], sizes.back(), r, 0, own.get(), &reqs.back()),
+                "MPI_Irecv");
+    }
+    mpi_check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  } else if (count > 0) {
+    mpi_check(large_send(local.data(), LargeCount(count, MPI_DOUBLE), root, 0, own.get()), "MPI_Send");
   }
-  mpi_check(MPI_Gatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE,
-                        root, comm),
-            "MPI_Gatherv");
   if (dec.rank() != root) return {};
   const long ny = dec.global_size(1), nz = dec.global_size(2);
   std::vector<double> out(all.size());

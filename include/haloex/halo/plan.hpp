@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "haloex/core/large_count.hpp"
 #include "haloex/field/field.hpp"
 #include "haloex/grid/decomposition.hpp"
 #include "haloex/halo/copy_kernel.hpp"
@@ -50,6 +51,11 @@ std::string to_string(PackThreads p);
 struct PlanOptions {
   Regions regions = Regions::all;                     ///< the halo regions filled
   PackThreads pack_threads = PackThreads::automatic;  ///< whether packing uses the OpenMP team
+  /// The largest count a strategy hands an MPI call: a message of more bytes
+  /// still travels as one message, described by a derived datatype (or by an
+  /// MPI-4 large-count call). INT_MAX unless a test wants that path on small
+  /// messages; 2 .. INT_MAX (the plan throws InputError otherwise).
+  size_t mpi_count_limit = mpi_int_count_max;
 };
 
 /// A field as the plan sees it: its shape, which components travel, and

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "haloex/core/large_count.hpp"
 #include "haloex/grid/decomposition.hpp"
 #include "haloex/io/aggregator.hpp"
 #include "haloex/io/io_grid.hpp"
@@ -19,6 +20,11 @@ namespace haloex {
 struct IoOptions {
   IoFormat format = IoFormat::binary;  ///< file format
   std::array<int, 3> grid{1, 1, 1};    ///< the I/O grid: files per dimension
+  /// The largest count an MPI-IO call is given: a rank's block of more bytes
+  /// is still one read or write, described by a derived datatype (or an
+  /// MPI-4 large-count call). INT_MAX unless a test wants that path on small
+  /// data; 2 .. INT_MAX.
+  size_t mpi_count_limit = mpi_int_count_max;
 };
 
 /// What one output event cost: bytes over all files and the slowest rank's

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "haloex/core/large_count.hpp"
 #include "haloex/field/field.hpp"
 #include "haloex/grid/decomposition.hpp"
 
@@ -37,7 +38,10 @@ NpyInfo parse_npy_header(const std::string& head, uintmax_t file_size, const std
 /// components last. Collective over the decomposition's communicator. The
 /// data go to a temporary file renamed into place once complete, so a failed
 /// run never leaves a half-written file under `path`. Throws InputError when
-/// the file cannot be created or written (on every rank).
-void write_npy(const std::string& path, const Decomposition& dec, const FieldView& field);
+/// the file cannot be created or written (on every rank). A rank's block of
+/// more than `mpi_count_limit` elements is still one write, of a derived
+/// datatype (the parameter lets tests force that path on small data).
+void write_npy(const std::string& path, const Decomposition& dec, const FieldView& field,
+               size_t mpi_count_limit = mpi_int_count_max);
 
 }  // namespace haloex
