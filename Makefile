@@ -35,6 +35,38 @@ clean:
 deps-tools: deps
 	@bash scripts/install-deps.sh tools
 
+# Sanitized builds of the whole suite. The first report stops the program,
+# so every finding fails its test. LeakSanitizer is off: Open MPI unloads its
+# plug-ins at MPI_Finalize, so the memory they keep is reported from
+# "<unknown module>" and cannot be told from haloex's own (which RAII owns).
+SAN_BUILD_TYPE = RelWithDebInfo
+SAN_ENV = ASAN_OPTIONS=detect_leaks=0:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+.PHONY: test-asan test-ubsan
+# (test-asan adds UndefinedBehaviorSanitizer, which costs little on top: CI
+# runs this one.)
+test-asan: deps
+	$(MAKE) build BUILD=build-asan BUILD_TYPE=$(SAN_BUILD_TYPE) CMAKE_FLAGS="-DHALOEX_SANITIZE=address,undefined"
+	cd build-asan && $(SAN_ENV) ctest --output-on-failure --no-tests=error -j2 --timeout 1200
+
+test-ubsan: deps
+	$(MAKE) build BUILD=build-ubsan BUILD_TYPE=$(SAN_BUILD_TYPE) CMAKE_FLAGS="-DHALOEX_SANITIZE=undefined"
+	cd build-ubsan && $(SAN_ENV) ctest --output-on-failure --no-tests=error -j2 --timeout 1200
+
+# Line coverage of src/ by the whole suite (gcovr): a table on stdout and an
+# HTML report in build-cov/coverage/.
+.PHONY: coverage
+coverage: deps-tools
+	$(MAKE) build BUILD=build-cov BUILD_TYPE=Debug CMAKE_FLAGS="-DHALOEX_COVERAGE=ON"
+	find build-cov -name '*.gcda' -delete
+	@# The report is written even when a test fails; the failure still fails the target.
+	cd build-cov && ctest --output-on-failure --no-tests=error -j2 --timeout 2400; echo $$? > ctest.status
+	mkdir -p build-cov/coverage
+	gcovr --root . --filter 'src/' --print-summary --html-details build-cov/coverage/index.html \
+	  --txt build-cov/coverage/summary.txt build-cov
+	@echo "coverage: build-cov/coverage/index.html"
+	@exit $$(cat build-cov/ctest.status)
+
 # ---- API reference (make docs) ----
 # Doxygen over the public headers (docs/Doxyfile); any warning fails it.
 .PHONY: docs
@@ -42,6 +74,14 @@ docs: deps-tools
 	rm -rf "$(BUILD)/docs/html" && mkdir -p "$(BUILD)/docs"
 	( cat docs/Doxyfile; echo 'OUTPUT_DIRECTORY = "$(BUILD)/docs"' ) | doxygen -
 	@echo "API reference: $(abspath $(BUILD))/docs/html/index.html"
+
+# The checks CI runs besides the tests: clang-format, clang-tidy (on the
+# translation units of $(BUILD)) and ruff. Configures $(BUILD) first so that
+# its compile_commands.json exists.
+.PHONY: lint
+lint: deps-tools configure
+	cmake --build $(BUILD) --target haloex_git_commit
+	bash scripts/lint.sh $(BUILD)
 
 # ---- fuzzing (make fuzz; docs/testing.md, "Fuzzing") ----
 # libFuzzer with ASan and UBSan (clang) on the case-file, metadata and .npy

@@ -10,18 +10,13 @@
 
 #include "haloex/core/error.hpp"
 #include "haloex/lb/config.hpp"
+#include "split_input.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string input(reinterpret_cast<const char*>(data), size);
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t sep; (sep = input.find('\xff', start)) != std::string::npos; start = sep + 1)
-    parts.push_back(input.substr(start, sep - start));
-  parts.push_back(input.substr(start));
-  const std::string text = parts.front();
-  parts.erase(parts.begin());
+  const haloex::fuzz::CaseInput in =
+      haloex::fuzz::split_case_input(std::string(reinterpret_cast<const char*>(data), size));
   try {
-    const haloex::lb::LbConfig c = haloex::lb::parse_lb_config(text, "fuzz/case.toml", parts);
+    const haloex::lb::LbConfig c = haloex::lb::parse_lb_config(in.text, "fuzz/case.toml", in.overrides);
     haloex::lb::validate(c);
     (void)haloex::lb::config_json(c);
   } catch (const haloex::InputError&) {}

@@ -22,13 +22,14 @@ declare -A why=(
   # the developer tools: make lint, test-asan, test-ubsan, fuzz, coverage, docs
   [clang]="libFuzzer targets (make fuzz)"
   [libclang-rt-14-dev]="clang's fuzzer and sanitizer runtimes"
+  [libomp-dev]="OpenMP for clang (the fuzz build configures the project with clang)"
   [clang-format]="the house style (make lint)"
   [clang-tidy]="static checks (make lint)"
   [gcovr]="line coverage of src/ (make coverage)"
   [doxygen]="the API reference from the public headers (make docs)"
 )
 core=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv)
-tools=(clang libclang-rt-14-dev clang-format clang-tidy gcovr doxygen)
+tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
 # "install-deps.sh" installs what make demo and make test need; "install-deps.sh
 # tools" adds the developer tools on top.
 packages=("${core[@]}")

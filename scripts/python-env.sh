@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The Python side (haloex-lab) in a virtual environment at .venv: numpy,
-# matplotlib and pytest from PyPI, haloex-lab installed editable. Re-run when
+# The Python side (haloex-lab) in a virtual environment at .venv: its
+# dependencies and test tools (python/pyproject.toml) from PyPI, haloex-lab
+# installed editable. Re-run when
 # python/pyproject.toml changes; otherwise it returns at once.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

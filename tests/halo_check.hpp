@@ -14,6 +14,18 @@
 namespace haloex::test {
 
 /// Which components the test expects in halo region o (empty: all).
+/// The lattices of the halo tests, which every rank count from 1 to 8 splits
+/// unevenly, leaving every subdomain at least 2 sites thick. Mixed: x is a
+/// wall (non-periodic), the rest periodic; an odd number of ranks then lands
+/// on the non-periodic x, where red-black still works.
+inline DecompositionSpec spec_of(int ndim, bool mixed) {
+  DecompositionSpec s;
+  s.ndim = ndim;
+  s.global = ndim == 3 ? std::array<long, 3>{11, 9, 7} : std::array<long, 3>{13, 10, 1};
+  s.periodic = {!mixed, true, true};
+  return s;
+}
+
 using Expect = std::function<bool(const Offset&, int)>;
 
 inline double global_value(const Decomposition& dec, const std::array<long, 3>& g, int c, int ncomp) {

@@ -18,6 +18,7 @@
 #include "haloex/io/metadata.hpp"
 #include "haloex/io/npy.hpp"
 #include "haloex/lb/config.hpp"
+#include "split_input.hpp"
 
 namespace haloex::test {
 namespace {
@@ -57,17 +58,8 @@ void read_each(const std::string& target, F read) {
 
 TEST(FuzzRegressions, LbConfig) {
   read_each("lb_config", [](const fs::path& p) {
-    // As fuzz/fuzz_lb_config.cpp: the TOML text, then "--set" overrides,
-    // each after a 0xFF byte.
-    const std::string input = bytes(p);
-    std::vector<std::string> parts;
-    size_t start = 0;
-    for (size_t sep; (sep = input.find('\xff', start)) != std::string::npos; start = sep + 1)
-      parts.push_back(input.substr(start, sep - start));
-    parts.push_back(input.substr(start));
-    const std::string text = parts.front();
-    parts.erase(parts.begin());
-    const lb::LbConfig c = lb::parse_lb_config(text, p.string(), parts);
+    const haloex::fuzz::CaseInput in = haloex::fuzz::split_case_input(bytes(p));  // as the fuzzer reads it
+    const lb::LbConfig c = lb::parse_lb_config(in.text, p.string(), in.overrides);
     lb::validate(c);
     (void)lb::config_json(c);
   });

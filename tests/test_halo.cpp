@@ -17,18 +17,6 @@
 namespace haloex::test {
 namespace {
 
-// Sizes chosen so that every rank count from 1 to 8 splits them unevenly
-// and leaves every subdomain at least 2 sites thick.
-DecompositionSpec spec_of(int ndim, bool mixed) {
-  DecompositionSpec s;
-  s.ndim = ndim;
-  s.global = ndim == 3 ? std::array<long, 3>{11, 9, 7} : std::array<long, 3>{13, 10, 1};
-  // Mixed: x is a wall (non-periodic), the rest periodic. An odd number of
-  // ranks then lands on the non-periodic x, where red-black still works.
-  s.periodic = {!mixed, true, true};
-  return s;
-}
-
 // Red-black cannot colour a periodic ring of odd length; computed here from
 // MPI_Dims_create directly, not from the library's decomposition.
 bool red_black_impossible(const std::string& strategy, const DecompositionSpec& s, std::array<int, 3> procs) {

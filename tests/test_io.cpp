@@ -28,20 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // A fresh directory shared by every rank.
-std::string scratch_dir(const std::string& name) {
-  std::string dir;
-  if (world_rank() == 0) {
-    dir =
-        (fs::temp_directory_path() / ("haloex-test-io-" + std::to_string(::getpid()) + "-" + name)).string();
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  int n = static_cast<int>(dir.size());
-  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  dir.resize(static_cast<size_t>(n));
-  MPI_Bcast(dir.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return dir;
-}
+std::string scratch_dir(const std::string& name) { return test::scratch_dir("io", name); }
 
 bool everyone(bool ok) {
   int v = ok ? 1 : 0, all = 0;

@@ -194,15 +194,6 @@ TEST(LargeCountMessage, EveryByteArrivesInPlace) {
 
 // ---- halo strategies with a tiny limit -------------------------------------
 
-// As the halo matrix: every rank count from 1 to 8 splits these unevenly.
-DecompositionSpec spec_of(int ndim, bool mixed) {
-  DecompositionSpec s;
-  s.ndim = ndim;
-  s.global = ndim == 3 ? std::array<long, 3>{11, 9, 7} : std::array<long, 3>{13, 10, 1};
-  s.periodic = {!mixed, true, true};
-  return s;
-}
-
 bool red_black_impossible(const std::string& strategy, const DecompositionSpec& s) {
   if (strategy != "red-black") return false;
   std::array<int, 3> procs = s.procs;
@@ -279,21 +270,7 @@ TEST(LargeCountHalo, APlanRefusesAnImpossibleLimit) {
 
 // ---- MPI-IO and .npy with a tiny limit ------------------------------------
 
-std::string scratch_dir(const std::string& name) {
-  namespace fs = std::filesystem;
-  std::string dir;
-  if (world_rank() == 0) {
-    dir =
-        (fs::temp_directory_path() / ("haloex-test-lc-" + std::to_string(::getpid()) + "-" + name)).string();
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  int n = static_cast<int>(dir.size());
-  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  dir.resize(static_cast<size_t>(n));
-  MPI_Bcast(dir.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-  return dir;
-}
+std::string scratch_dir(const std::string& name) { return test::scratch_dir("lc", name); }
 
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -229,6 +229,50 @@ TEST(LbConfig, EveryKeyRefusesWrongTypes) {
   EXPECT_GE(keys, 30);
 }
 
+// The defaults are written once, in LbConfig's initialisers; the reference
+// (`haloex lb --help-keys`) derives its "(default: X)" from them. Each shown
+// default, set alone in a case file, must give the default configuration.
+TEST(LbConfig, EveryShownDefaultIsTheDefault) {
+  const nlohmann::json want = config_json(LbConfig{});
+  std::istringstream ref(lb_config_reference());
+  std::string line, section;
+  int shown = 0;
+  for (std::getline(ref, line); ref; std::getline(ref, line)) {
+    if (line.empty()) continue;
+    if (line[0] == '[') {
+      section = line.substr(1, line.find(']') - 1);
+      continue;
+    }
+    const auto at = line.rfind(" (default: ");
+    if (at == std::string::npos) continue;
+    std::string key;
+    std::istringstream(line) >> key;
+    const std::string value = line.substr(at + 11, line.size() - at - 12);
+    ++shown;
+    const std::string text = "[" + section + "]\n" + key + " = " + value + "\n";
+    try {
+      EXPECT_EQ(config_json(parse_lb_config(text, "t.toml")), want) << text;
+    } catch (const InputError& e) {
+      ADD_FAILURE() << text << e.what();
+    }
+  }
+  EXPECT_GE(shown, 35);
+}
+
+// Integers that an int holds are refused above its range, not wrapped.
+TEST(LbConfig, IntegersBeyondIntAreRefused) {
+  for (const std::string set : {"checkpoint.keep=4294967297", "lattice.procs=[4294967298, 1, 1]",
+                                "output.io_grid=[1, 4294967297, 1]"}) {
+    std::string m = "no error";
+    try {
+      parse_lb_config("[lattice]\nsize = [8, 8, 8]\n", "t.toml", {set});
+    } catch (const InputError& e) {
+      m = e.what();
+    }
+    EXPECT_NE(m.find("expected an integer of at most 2147483647"), std::string::npos) << set << ": " << m;
+  }
+}
+
 TEST(LbConfig, EmptyCaseAndObstaclesOutsideAreRefused) {
   auto msg = [](const std::string& text) {
     try {

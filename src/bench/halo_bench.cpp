@@ -10,6 +10,7 @@
 #include "haloex/bench/busy_wait.hpp"
 #include "haloex/bench/memory_bound.hpp"
 #include "haloex/bench/record.hpp"
+#include "haloex/bench/sweep.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "haloex/lb/velocity_set.hpp"
 
@@ -78,9 +79,13 @@ DecompositionSpec spec_for(MPI_Comm comm, const HaloBenchOptions& opt, long size
   return spec;
 }
 
+// One strategy and its samples, per repeat: the plain exchange, the exchange
+// around the work, and the slowest rank's pack, MPI and unpack times.
 struct Candidate {
   std::string name;
   std::unique_ptr<Strategy> strategy;
+  std::vector<double> plain{}, both{};
+  std::array<std::vector<double>, 3> phases{};
 };
 
 template <class T>
@@ -105,9 +110,8 @@ double timed(MPI_Comm comm, int calls, Body&& body) {
 }  // namespace
 
 std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOptions& opt, std::ostream& log) {
-  if (opt.iterations < 1) throw InputError("--iterations must be at least 1");
-  if (opt.repeats < 1) throw InputError("--repeats must be at least 1");
-  if (opt.warmup < 0) throw InputError("--warmup must not be negative");
+  const Repetition rep{opt.iterations, opt.repeats, opt.warmup};
+  check_repetition(rep);
   if (opt.work_s < 0) throw InputError("--work-us must not be negative");
   if (opt.global < 0) throw InputError("--global must be positive");
   if (opt.global == 0 && opt.sizes.empty()) throw InputError("give at least one subdomain size");
@@ -116,8 +120,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
 
   const int rank = comm_rank(comm);
   const int threads = omp_get_max_threads();
-  const bool explicit_list = !opt.strategies.empty();
-  const std::vector<std::string> names = explicit_list ? opt.strategies : strategy_names();
+  const std::vector<std::string> names = candidate_names(opt.strategies);
   const std::vector<long> cases = opt.global > 0 ? std::vector<long>{opt.global} : opt.sizes;
   std::vector<HaloBenchResult> results;
 
@@ -139,56 +142,48 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     Plan plan(dec, {FieldSpec{view.shape, travels, opt.field_memory}},
               plan_options_for(opt.plan, opt.pack_threads));
 
-    std::vector<Candidate> cands;
-    for (const std::string& n : names) {
-      try {
-        cands.push_back({n, make_strategy(n, plan)});
-      } catch (const InputError& e) {
-        if (explicit_list) throw;
-        if (rank == 0) log << "skipping " << n << ": " << e.what() << "\n";
-      }
-    }
+    std::vector<Candidate> cands = build_candidates<Candidate>(
+        names, !opt.strategies.empty(),
+        [&](const std::string& n) {
+          return Candidate{n, make_strategy(n, plan)};
+        },
+        log, rank == 0);
 
     const std::span<const FieldView> fields(&view, 1);
     for (const Candidate& c : cands)
       if (rank == 0 && !auto_choice_text(*c.strategy).empty())
         log << "[bench halo] L=" << L << ": " << auto_choice_text(*c.strategy) << "\n" << std::flush;
-    for (Candidate& c : cands)
-      for (int i = 0; i < opt.warmup; ++i) c.strategy->exchange(fields);
 
     // The copy probe: 256 MiB per array over all ranks, beyond the caches.
     CopySweep copy((size_t{256} << 20) / 8 / static_cast<size_t>(dec.size()));
     copy.measure(dec.comm(), 1);
     std::vector<double> copy_bw;
     const bool overlap = opt.work_s > 0;
-    std::vector<std::vector<double>> plain(cands.size()), both(cands.size());
-    std::vector<std::array<std::vector<double>, 3>> phases(cands.size());  // pack, mpi, unpack
     std::vector<double> work;  // the work alone, once per repeat: it is the same for every strategy
-    for (int r = 0; r < opt.repeats; ++r) {
-      if (opt.progress && rank == 0)
-        log << "[bench halo] L=" << L << " repeat " << r + 1 << "/" << opt.repeats << "\n" << std::flush;
+    const auto before_round = [&](int r) {
+      progress_line(log, opt.progress && rank == 0, "halo", "L=" + std::to_string(L), r, opt.repeats);
       if (overlap) work.push_back(timed(dec.comm(), opt.iterations, [&] { busy_wait(opt.work_s); }));
       copy_bw.push_back(copy.measure(dec.comm(), 3));
-      // Interleave strategies within each repeat, so drifts in machine load
-      // spread over all of them rather than biasing one.
-      for (size_t s = 0; s < cands.size(); ++s) {
-        Strategy& st = *cands[s].strategy;
-        st.reset_times();
-        plain[s].push_back(timed(dec.comm(), opt.iterations, [&] { st.exchange(fields); }));
-        const HaloTimes& t = st.times();
-        const double mine[3] = {t.pack_s / opt.iterations, t.mpi_s() / opt.iterations,
-                                t.unpack_s / opt.iterations};
-        double worst[3] = {0, 0, 0};
-        mpi_check(MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, dec.comm()), "MPI_Reduce");
-        for (int k = 0; k < 3; ++k) phases[s][k].push_back(worst[k]);
-        if (!overlap) continue;
-        both[s].push_back(timed(dec.comm(), opt.iterations, [&] {
-          st.begin(fields);
-          busy_wait(opt.work_s);
-          st.end();
-        }));
-      }
-    }
+    };
+    const auto run = [&](Candidate& c, bool timed_run) {
+      Strategy& st = *c.strategy;
+      if (!timed_run) return st.exchange(fields);  // one warm-up call
+      st.reset_times();
+      c.plain.push_back(timed(dec.comm(), opt.iterations, [&] { st.exchange(fields); }));
+      const HaloTimes& t = st.times();
+      const double mine[3] = {t.pack_s / opt.iterations, t.mpi_s() / opt.iterations,
+                              t.unpack_s / opt.iterations};
+      double worst[3] = {0, 0, 0};
+      mpi_check(MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, dec.comm()), "MPI_Reduce");
+      for (int k = 0; k < 3; ++k) c.phases[k].push_back(worst[k]);
+      if (!overlap) return;
+      c.both.push_back(timed(dec.comm(), opt.iterations, [&] {
+        st.begin(fields);
+        busy_wait(opt.work_s);
+        st.end();
+      }));
+    };
+    interleave(rep, cands, before_round, run);
 
     double bytes = static_cast<double>(plan.halo_bytes()), bytes_sum = 0;
     MPI_Reduce(&bytes, &bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());
@@ -214,9 +209,9 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
         res.local[d] = dec.local_size(d);
       }
       res.sites_per_rank = sites;
-      res.time_per_call_s = plain[s];
-      res.summary = summarize(plain[s]);
-      res.pack_s = phases[s][0], res.mpi_s = phases[s][1], res.unpack_s = phases[s][2];
+      res.time_per_call_s = cands[s].plain;
+      res.summary = summarize(cands[s].plain);
+      res.pack_s = cands[s].phases[0], res.mpi_s = cands[s].phases[1], res.unpack_s = cands[s].phases[2];
       res.pack = summarize(res.pack_s), res.mpi = summarize(res.mpi_s), res.unpack = summarize(res.unpack_s);
       res.halo_bytes = bytes_sum / dec.size();
       res.messages = msgs_max;
@@ -227,9 +222,9 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       res.beff_bytes_per_s = effective_bandwidth(res.halo_bytes, res.summary.median);
       res.updates_per_core_per_s = updates_per_core(sites, res.summary.median, threads);
       if (overlap) {
-        res.overlap_time_per_call_s = both[s];
+        res.overlap_time_per_call_s = cands[s].both;
         res.work_time_per_call_s = work;
-        res.overlap_summary = summarize(both[s]);
+        res.overlap_summary = summarize(cands[s].both);
         res.overlap_fraction =
             hidden_fraction(res.summary.median, summarize(work).median, res.overlap_summary.median);
       }

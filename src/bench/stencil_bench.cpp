@@ -10,6 +10,7 @@
 
 #include "haloex/bench/memory_bound.hpp"
 #include "haloex/bench/record.hpp"
+#include "haloex/bench/sweep.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "haloex/stencil/diffusion.hpp"
@@ -35,17 +36,11 @@ AnyDiffusion make_app(MPI_Comm comm, const stencil::DiffusionConfig& cfg) {
 }  // namespace
 
 StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& opt, std::ostream& log) {
-  if (opt.iterations < 1) throw InputError("--iters must be at least 1");
-  if (opt.repeats < 1) throw InputError("--repeats must be at least 1");
-  if (opt.warmup < 0) throw InputError("--warmup must not be negative");
+  const Repetition rep{opt.iterations, opt.repeats, opt.warmup};
+  check_repetition(rep);
   if (opt.nz.empty()) throw InputError("give at least one --nz");
   const int rank = comm_rank(comm), ranks = comm_size(comm);
-  const bool explicit_list = !opt.strategies.empty();
-  std::vector<std::string> names = opt.strategies;
-  if (!explicit_list) {
-    names.push_back("serial");
-    for (const std::string& n : strategy_names()) names.push_back(n);
-  }
+  const std::vector<std::string> names = candidate_names(opt.strategies, {"serial"});
   StencilBenchReport report;
   for (long nz : opt.nz) {
     stencil::DiffusionConfig base;
@@ -53,37 +48,32 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
     base.ny = opt.ny;
     base.nz = nz;
     base.procs = opt.procs;
-    std::vector<Candidate> cands;
-    for (const std::string& n : names) {
+    const auto make_candidate = [&](const std::string& n) {
       stencil::DiffusionConfig cfg = base;
       cfg.strategy = n;
       Candidate c{n, {}, {}};
-      const bool serial = n == "serial";
       auto make = [&](MPI_Comm on) {
         c.app = opt.type == ElementType::f64 ? make_app<double>(on, cfg) : make_app<float>(on, cfg);
       };
-      if (serial) {
-        // Built on rank 0 alone: the others must learn whether it failed.
-        std::string why;
-        if (rank == 0) try {
-            make(MPI_COMM_SELF);
-          } catch (const InputError& e) {
-            why = e.what();
-          }
-        int failed = why.empty() ? 0 : 1;
-        mpi_check(MPI_Bcast(&failed, 1, MPI_INT, 0, comm), "MPI_Bcast");
-        if (failed) throw InputError(rank == 0 ? why : "the serial reference cannot run (see rank 0)");
-      } else {
-        try {
-          make(comm);
-        } catch (const InputError& e) {
-          if (explicit_list) throw;
-          if (rank == 0 && opt.progress) log << "skipping " << n << ": " << e.what() << "\n";
-          continue;
-        }
+      if (n != "serial") {
+        make(comm);
+        return c;
       }
-      cands.push_back(std::move(c));
-    }
+      // Built on rank 0 alone: the others must learn whether it failed (and
+      // then leave it out, or fail, together).
+      std::string why;
+      if (rank == 0) try {
+          make(MPI_COMM_SELF);
+        } catch (const InputError& e) {
+          why = e.what();
+        }
+      int failed = why.empty() ? 0 : 1;
+      mpi_check(MPI_Bcast(&failed, 1, MPI_INT, 0, comm), "MPI_Bcast");
+      if (failed) throw InputError(rank == 0 ? why : "the serial reference cannot run (see rank 0)");
+      return c;
+    };
+    std::vector<Candidate> cands = build_candidates<Candidate>(names, !opt.strategies.empty(), make_candidate,
+                                                               log, rank == 0 && opt.progress);
     // The roofline probe: at least the two fields and 256 MiB per array over
     // all ranks, so it streams from memory, not from a large cache.
     const size_t field_elems = static_cast<size_t>((opt.nx / std::max(1, ranks) + 4) * (opt.ny + 4) * nz);
@@ -122,16 +112,13 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
       c.result.mpi_s.push_back(t[4]);
       c.result.unpack_s.push_back(t[5]);
     };
-    for (Candidate& c : cands)
-      for (int w = 0; w < opt.warmup; ++w) run_once(c, false);
-    for (int r = 0; r < opt.repeats; ++r) {
-      if (rank == 0 && opt.progress)
-        log << "[bench stencil] " << opt.nx << "x" << opt.ny << "x" << nz << ": repeat " << r + 1 << "/"
-            << opt.repeats << "\n"
-            << std::flush;
+    const auto before_round = [&](int r) {
+      progress_line(log, rank == 0 && opt.progress, "stencil",
+                    std::to_string(opt.nx) + "x" + std::to_string(opt.ny) + "x" + std::to_string(nz), r,
+                    opt.repeats);
       bw.copy_bytes_per_s.push_back(copy.measure(comm, 3));
-      for (Candidate& c : cands) run_once(c, true);
-    }
+    };
+    interleave(rep, cands, before_round, run_once);
     bw.summary = summarize(bw.copy_bytes_per_s);
 
     const double values = static_cast<double>(opt.nx) * static_cast<double>(opt.ny) * static_cast<double>(nz);

@@ -113,15 +113,9 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
   cmd->add_option("--work-us", a->work_us, "Busy work between begin() and end(), microseconds (0: none)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
-  cmd->add_option("-i,--iterations", a->iterations, "Exchanges timed per sample")
-      ->check(CLI::Range(1, 100000000))
-      ->capture_default_str();
-  cmd->add_option("-r,--repeats", a->repeats, "Samples per strategy (strategies interleaved)")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  cmd->add_option("-x,--warmup", a->warmup, "Untimed exchanges per strategy before timing")
-      ->check(CLI::Range(0, 100000000))
-      ->capture_default_str();
+  add_repetition_options(*cmd, a->iterations, a->repeats, a->warmup,
+                         {"Exchanges timed per sample", "Samples per strategy (strategies interleaved)",
+                          "Untimed exchanges per strategy before timing"});
   cmd->add_option("-s,--strategies", a->strategies,
                   "Comma-separated strategies (default: every one that can run on this grid)");
   cmd->add_option("--dims", a->dims, "Lattice dimensions")

@@ -74,15 +74,9 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   cmd->add_option("--monitor", a->monitor, "Monitoring during the timed steps: off, nonblocking, blocking")
       ->check(CLI::IsMember({"off", "nonblocking", "blocking"}))
       ->capture_default_str();
-  cmd->add_option("-i,--steps,--iterations", a->steps, "Steps per sample")
-      ->check(CLI::Range(1, 100000000))
-      ->capture_default_str();
-  cmd->add_option("-r,--repeats", a->repeats, "Samples per configuration")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  cmd->add_option("-x,--warmup", a->warmup, "Untimed steps per configuration")
-      ->check(CLI::Range(0, 100000000))
-      ->capture_default_str();
+  add_repetition_options(*cmd, a->steps, a->repeats, a->warmup,
+                         {"Steps per sample", "Samples per configuration", "Untimed steps per configuration",
+                          "-i,--steps,--iterations"});
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice& threads) {

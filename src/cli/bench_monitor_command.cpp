@@ -39,15 +39,9 @@ void add_bench_monitor(CLI::App& bench, Runner& run) {
       ->capture_default_str();
   cmd->add_option("--configs", a->configs, "off, blocking, nonblocking, blocking/N, nonblocking/N")
       ->capture_default_str();
-  cmd->add_option("-i,--steps,--iterations", a->opt.steps, "Steps per sample")
-      ->check(CLI::Range(1, 100000000))
-      ->capture_default_str();
-  cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per configuration")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed steps per configuration")
-      ->check(CLI::Range(0, 100000))
-      ->capture_default_str();
+  add_repetition_options(*cmd, a->opt.steps, a->opt.repeats, a->opt.warmup,
+                         {"Steps per sample", "Samples per configuration", "Untimed steps per configuration",
+                          "-i,--steps,--iterations"});
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {

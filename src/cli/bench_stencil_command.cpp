@@ -38,15 +38,10 @@ void add_bench_stencil(CLI::App& bench, Runner& run) {
   cmd->add_option("--ny", a->opt.ny, "Sites along y")->check(CLI::Range(1L, 1L << 30))->capture_default_str();
   cmd->add_option("--nz", a->nz, "Values per column: a list and/or ranges (e.g. 1,2,4,8,16,32,64)")
       ->capture_default_str();
-  cmd->add_option("-i,--iters,--iterations", a->opt.iterations, "Iterations per sample (one application run)")
-      ->check(CLI::Range(1L, 1L << 40))
-      ->capture_default_str();
-  cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per strategy (strategies interleaved)")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed runs per strategy before timing")
-      ->check(CLI::Range(0, 1000))
-      ->capture_default_str();
+  add_repetition_options(
+      *cmd, a->opt.iterations, a->opt.repeats, a->opt.warmup,
+      {"Iterations per sample (one application run)", "Samples per strategy (strategies interleaved)",
+       "Untimed runs per strategy before timing", "-i,--iters,--iterations"});
   cmd->add_option(
       "-s,--strategies", a->strategies,
       "Comma-separated strategies, 'serial' included (default: serial and every strategy that can run)");

@@ -49,6 +49,24 @@ inline void add_json_and_quiet(CLI::App& cmd, std::string& json, bool& quiet,
   cmd.add_flag("-q,--quiet", quiet, "No progress lines on stderr");
 }
 
+/// What one iteration, one sample and one warm-up run are in a benchmark's
+/// help text ("Exchanges timed per sample", ...).
+struct RepetitionHelp {
+  std::string iterations, repeats, warmup;
+  std::string iteration_names = "-i,--iterations";  // older spellings kept as aliases
+};
+
+/// -i/--iterations, -r/--repeats and -x/--warmup: the same names and ranges
+/// in every benchmark that repeats its candidates.
+template <class I, class R, class W>
+void add_repetition_options(CLI::App& cmd, I& iterations, R& repeats, W& warmup, const RepetitionHelp& help) {
+  cmd.add_option(help.iteration_names, iterations, help.iterations)
+      ->check(CLI::Range(1, 100000000))
+      ->capture_default_str();
+  cmd.add_option("-r,--repeats", repeats, help.repeats)->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd.add_option("-x,--warmup", warmup, help.warmup)->check(CLI::Range(0, 100000000))->capture_default_str();
+}
+
 /// The halo plan options every command that exchanges halos takes: --plan
 /// (full, faces, reduced) and --pack-threads (auto, on, off).
 inline void add_plan_options(CLI::App& cmd, std::string& plan, std::string& pack_threads) {

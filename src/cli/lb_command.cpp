@@ -292,7 +292,7 @@ void add_lb(CLI::App& app, Runner& run) {
       "Continue from a checkpoint: its .json file, or a directory (the newest complete one in it);\n"
       "any number of ranks; run.steps stays the step the run ends at");
   cmd->add_flag("-q,--quiet", a->quiet, "No progress lines");
-  cmd->add_flag("--keys", a->keys, "List every case-file key with its meaning and exit");
+  cmd->add_flag("--keys", a->keys, "List every case-file key with its meaning and default, and exit");
   cmd->callback([&run, a] { run = [a](const ThreadChoice& t) { return run_lb(*a, t); }; });
 }
 

@@ -21,6 +21,10 @@ class MpiSession {
  public:
   MpiSession(int& argc, char**& argv) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided_);
+    // A failed MPI call returns to mpi_check, which throws an Error naming the
+    // call and MPI's reason; main prints it and aborts the other ranks.
+    // (Communicators haloex duplicates from the world inherit the handler.)
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }

@@ -108,11 +108,4 @@ void throw_if_any(MPI_Comm comm, const std::string& error) {
   throw InputError(text);
 }
 
-int mpi_count(size_t n, const std::string& what) {
-  if (n > static_cast<size_t>(std::numeric_limits<int>::max()))
-    throw Error(what + " of " + std::to_string(n) + " bytes exceeds MPI's int count limit (" +
-                std::to_string(std::numeric_limits<int>::max()) + "); use a smaller subdomain or more ranks");
-  return static_cast<int>(n);
-}
-
 }  // namespace haloex

@@ -218,7 +218,7 @@ ThreadChoice plan_threads(MPI_Comm comm) { return plan_on_node(node_comm(comm).g
 
 ThreadChoice choose_threads(MPI_Comm comm, std::ostream& warn) {
   const Comm node = node_comm(comm);
-  const ThreadChoice c = plan_on_node(node.get());
+  ThreadChoice c = plan_on_node(node.get());  // not const: returned by move
   if (c.source == "affinity") omp_set_num_threads(c.threads);
 
   // One warning for the run, however many nodes: rank 0 names the

@@ -32,6 +32,7 @@ std::vector<Timers::Row> Timers::reduce(MPI_Comm comm) const {
   mpi_check(MPI_Allreduce(time_.data(), sum.data(), n, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
   const int p = comm_size(comm);
   std::vector<Row> rows;
+  rows.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) rows.push_back({names_[i], mn[i], mx[i], sum[i] / p, calls_[i]});
   return rows;
 }

@@ -50,6 +50,7 @@ std::vector<Walk> field_walks(const FieldShape& s, const Box& box, const std::ve
     return {w};
   }
   std::vector<Walk> out;
+  out.reserve(comps.size());
   for (int c : comps) out.push_back(Walk{ext, sites, site0 * ss + c * cs, {}});
   return out;
 }

@@ -144,7 +144,9 @@ namespace {
 std::vector<std::pair<long, std::string>> checkpoints_in(const std::string& dir) {
   std::vector<std::pair<long, std::string>> out;
   std::error_code ec;
-  const std::regex name("checkpoint-([0-9]+)\\.json");
+  // At most 18 digits: every such step fits a long (a longer name is not a
+  // checkpoint haloex wrote).
+  const std::regex name("checkpoint-([0-9]{1,18})\\.json");
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::smatch m;
     const std::string f = e.path().filename().string();
@@ -220,8 +222,9 @@ long restart_from(lb::Solver& solver, const std::string& metadata_path) {
       throw InputError(metadata_path +
                        " is not an LB checkpoint (no extra.lb with model, physics and geometry)");
     if (lb["model"] != vs.name)
-      throw InputError("restart: the checkpoint is " + lb["model"].get<std::string>() + ", this run is " +
-                       vs.name);
+      throw InputError("restart: the checkpoint is " +
+                       (lb["model"].is_string() ? lb["model"].get<std::string>() : lb["model"].dump()) +
+                       ", this run is " + vs.name);
     const nlohmann::json want = lb::physics_json(cfg);
     for (auto& [key, value] : want.items())
       if (!lb["physics"].contains(key) || lb["physics"][key] != value)

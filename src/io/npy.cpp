@@ -145,6 +145,7 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
   const FieldShape& s = field.shape;
   const int nd = dec.ndim();
   std::vector<long> shape;
+  shape.reserve(static_cast<size_t>(nd) + 1);
   for (int d = 0; d < nd; ++d) shape.push_back(dec.global_size(d));
   shape.push_back(s.ncomp);
   const std::string header = npy_header(s.type, shape);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -18,12 +19,55 @@ namespace haloex::lb {
 
 namespace {
 
-// One documented key: how to read it into the config.
+// A setting as TOML text, for the reference's defaults (which thus come
+// from LbConfig's initialisers alone and parse back to them).
+std::string toml_text(const std::string& s) { return "\"" + s + "\""; }
+std::string toml_text(bool b) { return b ? "true" : "false"; }
+std::string toml_text(long v) { return std::to_string(v); }
+std::string toml_text(int v) { return std::to_string(v); }
+std::string toml_text(double v) {
+  std::ostringstream os;
+  os << std::setprecision(17) << v;
+  std::string t = os.str();
+  // The shortest text that reads back to v (3/16 is 0.1875, not 0.18750000000000000).
+  for (int p = 1; p <= 17; ++p) {
+    std::ostringstream q;
+    q << std::setprecision(p) << v;
+    if (std::stod(q.str()) == v) return q.str();
+  }
+  return t;
+}
+std::string toml_text(Layout l) { return toml_text(to_string(l)); }
+std::string toml_text(FieldMemory m) { return toml_text(to_string(m)); }
+template <Choice E>
+std::string toml_text(E e) {
+  return toml_text(to_string(e));
+}
+template <class T>
+std::string toml_text(const std::vector<T>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + toml_text(v[i]);
+  return s + "]";
+}
+template <class T, size_t N>
+std::string toml_text(const std::array<T, N>& a) {
+  return toml_text(std::vector<T>(a.begin(), a.end()));
+}
+
+// One documented key: how to read it into the config and how to show its
+// value (empty for keys without a single default, such as obstacles).
 struct Key {
   const char* name;
   const char* doc;
   std::function<void(const toml::node&, LbConfig&, const std::string& where)> read;
+  std::function<std::string(const LbConfig&)> show{};
 };
+
+// The `show` of a key that is one member of LbConfig.
+template <class M>
+std::function<std::string(const LbConfig&)> shown(M LbConfig::*member) {
+  return [member](const LbConfig& c) { return toml_text(c.*member); };
+}
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
   throw InputError(where + ": " + what);
@@ -48,6 +92,16 @@ double as_double(const toml::node& n, const std::string& where) {
 long as_long(const toml::node& n, const std::string& where) {
   if (n.is_integer()) return static_cast<long>(*n.value<int64_t>());
   bad(where, "expected an integer");
+}
+
+// An integer that fits an int (process and I/O grids, counts): a larger one
+// is refused, not wrapped (4294967297 would otherwise read as 1).
+int as_int(const toml::node& n, const std::string& where) {
+  const long v = as_long(n, where);
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    bad(where, "expected an integer of at most " + std::to_string(std::numeric_limits<int>::max()) +
+                   ", got " + std::to_string(v));
+  return static_cast<int>(v);
 }
 
 bool as_bool(const toml::node& n, const std::string& where) {
@@ -82,7 +136,7 @@ std::vector<std::string> as_strings(const toml::node& n, const std::string& wher
 
 std::array<int, 3> as_grid(const toml::node& n, const std::string& where) {
   return as_triple<int>(
-      n, where, [](const toml::node& e, const std::string& x) { return int(as_long(e, x)); }, 1);
+      n, where, [](const toml::node& e, const std::string& x) { return as_int(e, x); }, 1);
 }
 
 Obstacle read_obstacle(const toml::table& t, const std::string& where) {
@@ -116,40 +170,47 @@ Obstacle read_obstacle(const toml::table& t, const std::string& where) {
 const std::map<std::string, std::vector<Key>>& keys() {
   static const std::map<std::string, std::vector<Key>> k = {
       {"lattice",
-       {{"velocity_set", "D2Q9, D3Q15, D3Q19 (default) or D3Q27",
-         [](auto& n, auto& c, auto& w) { c.velocity_set = as_string(n, w); }},
+       {{"velocity_set", "D2Q9, D3Q15, D3Q19 or D3Q27",
+         [](auto& n, auto& c, auto& w) { c.velocity_set = as_string(n, w); }, shown(&LbConfig::velocity_set)},
         {"size", "global lattice sites per dimension, e.g. [64, 64, 64] (2 values for D2Q9)",
-         [](auto& n, auto& c, auto& w) { c.size = as_triple<long>(n, w, as_long, 1L); }},
+         [](auto& n, auto& c, auto& w) { c.size = as_triple<long>(n, w, as_long, 1L); },
+         shown(&LbConfig::size)},
         {"periodic", "periodicity per dimension; faces of non-periodic ones are bounce-back walls",
-         [](auto& n, auto& c, auto& w) { c.periodic = as_triple<bool>(n, w, as_bool, true); }},
-        {"procs", "process grid, 0 = chosen by MPI_Dims_create (default [0, 0, 0])",
+         [](auto& n, auto& c, auto& w) { c.periodic = as_triple<bool>(n, w, as_bool, true); },
+         shown(&LbConfig::periodic)},
+        {"procs", "process grid, 0 = chosen by MPI_Dims_create",
          [](auto& n, auto& c, auto& w) {
            c.procs = as_triple<int>(
-               n, w, [](const toml::node& e, const std::string& x) { return int(as_long(e, x)); }, 0);
-         }}}},
+               n, w, [](const toml::node& e, const std::string& x) { return as_int(e, x); }, 0);
+         },
+         shown(&LbConfig::procs)}}},
       {"physics",
-       {{"collision", "bgk (default) or trt",
-         [](auto& n, auto& c, auto& w) { c.collision = parse_choice<Collision>(as_string(n, w), w); }},
+       {{"collision", "bgk or trt",
+         [](auto& n, auto& c, auto& w) { c.collision = parse_choice<Collision>(as_string(n, w), w); },
+         shown(&LbConfig::collision)},
         {"tau", "relaxation time (> 1/2); viscosity = (tau - 1/2) / 3",
-         [](auto& n, auto& c, auto& w) { c.tau = as_double(n, w); }},
-        {"magic", "TRT magic parameter Lambda (default 3/16: exact half-way walls)",
-         [](auto& n, auto& c, auto& w) { c.magic = as_double(n, w); }},
+         [](auto& n, auto& c, auto& w) { c.tau = as_double(n, w); }, shown(&LbConfig::tau)},
+        {"magic", "TRT magic parameter Lambda (3/16: exact half-way walls)",
+         [](auto& n, auto& c, auto& w) { c.magic = as_double(n, w); }, shown(&LbConfig::magic)},
         {"force", "body force per unit volume (Guo forcing), e.g. [1e-6, 0, 0]",
-         [](auto& n, auto& c, auto& w) { c.force = as_triple<double>(n, w, as_double, 0.0); }},
-        {"rho0", "reference density (default 1)",
-         [](auto& n, auto& c, auto& w) { c.rho0 = as_double(n, w); }}}},
+         [](auto& n, auto& c, auto& w) { c.force = as_triple<double>(n, w, as_double, 0.0); },
+         shown(&LbConfig::force)},
+        {"rho0", "reference density", [](auto& n, auto& c, auto& w) { c.rho0 = as_double(n, w); },
+         shown(&LbConfig::rho0)}}},
       {"init",
-       {{"type", "uniform (default) or shear_wave",
-         [](auto& n, auto& c, auto& w) { c.init = as_string(n, w); }},
+       {{"type", "uniform or shear_wave", [](auto& n, auto& c, auto& w) { c.init = as_string(n, w); },
+         shown(&LbConfig::init)},
         {"velocity", "initial uniform velocity",
-         [](auto& n, auto& c, auto& w) { c.velocity = as_triple<double>(n, w, as_double, 0.0); }},
+         [](auto& n, auto& c, auto& w) { c.velocity = as_triple<double>(n, w, as_double, 0.0); },
+         shown(&LbConfig::velocity)},
         {"amplitude", "shear_wave: u_x = amplitude * sin(2 pi y / ny)",
-         [](auto& n, auto& c, auto& w) { c.amplitude = as_double(n, w); }}}},
+         [](auto& n, auto& c, auto& w) { c.amplitude = as_double(n, w); }, shown(&LbConfig::amplitude)}}},
       {"boundary",
        {{"moving_wall", "the face that moves, e.g. \"y+\" (a face of a non-periodic dimension)",
-         [](auto& n, auto& c, auto& w) { c.moving_wall = as_string(n, w); }},
+         [](auto& n, auto& c, auto& w) { c.moving_wall = as_string(n, w); }, shown(&LbConfig::moving_wall)},
         {"wall_velocity", "velocity of the moving wall, tangential to it",
-         [](auto& n, auto& c, auto& w) { c.wall_velocity = as_triple<double>(n, w, as_double, 0.0); }}}},
+         [](auto& n, auto& c, auto& w) { c.wall_velocity = as_triple<double>(n, w, as_double, 0.0); },
+         shown(&LbConfig::wall_velocity)}}},
       {"geometry",
        {{"obstacle",
          "array of tables [[geometry.obstacle]]: shape = sphere|cylinder|box, center, radius, axis, lo, hi",
@@ -163,21 +224,24 @@ const std::map<std::string, std::vector<Key>>& keys() {
            }
          }},
         {"mask_file", "raw file of nx*ny*nz bytes, x fastest, nonzero = solid (relative to the case file)",
-         [](auto& n, auto& c, auto& w) { c.mask_file = as_string(n, w); }}}},
+         [](auto& n, auto& c, auto& w) { c.mask_file = as_string(n, w); }, shown(&LbConfig::mask_file)}}},
       {"run",
-       {{"steps", "time steps (default 100)", [](auto& n, auto& c, auto& w) { c.steps = as_long(n, w); }},
-        {"kernel", "aa (in place, default) or pull (two grids)",
-         [](auto& n, auto& c, auto& w) { c.kernel = parse_choice<Kernel>(as_string(n, w), w); }},
-        {"layout", "soa (default) or aos",
+       {{"steps", "time steps", [](auto& n, auto& c, auto& w) { c.steps = as_long(n, w); },
+         shown(&LbConfig::steps)},
+        {"kernel", "aa (in place) or pull (two grids)",
+         [](auto& n, auto& c, auto& w) { c.kernel = parse_choice<Kernel>(as_string(n, w), w); },
+         shown(&LbConfig::kernel)},
+        {"layout", "soa or aos",
          [](auto& n, auto& c, auto& w) {
            c.layout = keyed(w, [&] { return parse_layout(as_string(n, w)); });
-         }},
-        {"strategy",
-         "halo strategy by name (see `haloex info`), default auto (times them all, runs the fastest)",
-         [](auto& n, auto& c, auto& w) { c.strategy = as_string(n, w); }},
-        {"overlap", "none (default), interior or map",
-         [](auto& n, auto& c, auto& w) { c.overlap = parse_choice<Overlap>(as_string(n, w), w); }},
-        {"halo", "reduced (default: only the populations that cross, exact for every kernel) or full",
+         },
+         shown(&LbConfig::layout)},
+        {"strategy", "halo strategy by name (see `haloex info`); auto times them all and runs the fastest",
+         [](auto& n, auto& c, auto& w) { c.strategy = as_string(n, w); }, shown(&LbConfig::strategy)},
+        {"overlap", "none, interior or map",
+         [](auto& n, auto& c, auto& w) { c.overlap = parse_choice<Overlap>(as_string(n, w), w); },
+         shown(&LbConfig::overlap)},
+        {"halo", "reduced (only the populations that cross, exact for every kernel) or full",
          [](auto& n, auto& c, auto& w) {
            const std::string h = as_string(n, w);
            if (h == "auto")
@@ -185,60 +249,67 @@ const std::map<std::string, std::vector<Key>>& keys() {
                  "\"auto\" is now called \"reduced\" (only the populations that cross, exact for every "
                  "kernel); \"auto\" names the halo strategy that times the others (run.strategy)");
            c.halo = parse_choice<HaloMode>(h, w);
-         }},
+         },
+         shown(&LbConfig::halo)},
         {"schedule",
-         "worksharing (default: omp for over the rows of a sweep) or taskloop (omp taskloop, one task per "
-         "thread)",
-         [](auto& n, auto& c, auto& w) { c.schedule = parse_choice<Schedule>(as_string(n, w), w); }},
+         "worksharing (omp for over the rows of a sweep) or taskloop (omp taskloop, one task per thread)",
+         [](auto& n, auto& c, auto& w) { c.schedule = parse_choice<Schedule>(as_string(n, w), w); },
+         shown(&LbConfig::schedule)},
         {"periodic_wrap",
-         "true (default): on a periodic dimension one rank holds whole, the kernels read across the "
-         "boundary; "
-         "false: copy that halo every step",
-         [](auto& n, auto& c, auto& w) { c.periodic_wrap = as_bool(n, w); }},
+         "true: on a periodic dimension one rank holds whole, the kernels read across the boundary; false: "
+         "copy that halo every step",
+         [](auto& n, auto& c, auto& w) { c.periodic_wrap = as_bool(n, w); }, shown(&LbConfig::periodic_wrap)},
         {"wall_tables",
-         "true (default): with SoA, sites next to resting walls on the lattice faces stay on the vectorised "
-         "path "
+         "true: with SoA, sites next to resting walls on the lattice faces stay on the vectorised path "
          "(bounce-back as entries of the neighbour tables); false: they take the one-site bounce-back path",
-         [](auto& n, auto& c, auto& w) { c.wall_tables = as_bool(n, w); }},
+         [](auto& n, auto& c, auto& w) { c.wall_tables = as_bool(n, w); }, shown(&LbConfig::wall_tables)},
         {"field_memory",
-         "heap (default) or node (populations in a window shared with the node's ranks, so the shm strategy "
-         "copies halos straight from a neighbour)",
+         "heap or node (populations in a window shared with the node's ranks, so the shm strategy copies "
+         "halos straight from a neighbour)",
          [](auto& n, auto& c, auto& w) {
            c.field_memory = keyed(w, [&] { return parse_field_memory(as_string(n, w)); });
-         }},
-        {"progress", "seconds between progress lines on rank 0, 0 = none (default 2)",
-         [](auto& n, auto& c, auto& w) { c.progress_s = as_double(n, w); }}}},
+         },
+         shown(&LbConfig::field_memory)},
+        {"progress", "seconds between progress lines on rank 0, 0 = none",
+         [](auto& n, auto& c, auto& w) { c.progress_s = as_double(n, w); }, shown(&LbConfig::progress_s)}}},
       {"monitor",
-       {{"every", "steps between monitoring reductions (default 1)",
-         [](auto& n, auto& c, auto& w) { c.monitor_every = as_long(n, w); }},
-        {"mode", "nonblocking (MPI_Iallreduce, default), blocking (MPI_Allreduce) or off",
-         [](auto& n, auto& c, auto& w) { c.monitor_mode = as_string(n, w); }},
-        {"mach_limit", "stop when max |u| / c_s exceeds this (default 0.3)",
-         [](auto& n, auto& c, auto& w) { c.mach_limit = as_double(n, w); }}}},
+       {{"every", "steps between monitoring reductions",
+         [](auto& n, auto& c, auto& w) { c.monitor_every = as_long(n, w); }, shown(&LbConfig::monitor_every)},
+        {"mode", "nonblocking (MPI_Iallreduce), blocking (MPI_Allreduce) or off",
+         [](auto& n, auto& c, auto& w) { c.monitor_mode = as_string(n, w); }, shown(&LbConfig::monitor_mode)},
+        {"mach_limit", "stop when max |u| / c_s exceeds this",
+         [](auto& n, auto& c, auto& w) { c.mach_limit = as_double(n, w); }, shown(&LbConfig::mach_limit)}}},
       {"output",
        {{"summary", "path of a JSON summary written at the end",
-         [](auto& n, auto& c, auto& w) { c.summary = as_string(n, w); }},
-        {"every", "steps between field outputs (density, velocity, mask); 0 = none (default)",
-         [](auto& n, auto& c, auto& w) { c.output_every = as_long(n, w); }},
-        {"dir", "directory of the field outputs (default \"output\")",
-         [](auto& n, auto& c, auto& w) { c.output_dir = as_string(n, w); }},
-        {"format", "binary (default: raw native, MPI-IO), ascii, or hdf5 (with an XDMF file for ParaView)",
-         [](auto& n, auto& c, auto& w) { c.output_format = as_string(n, w); }},
-        {"fields", "which fields, e.g. [\"density\", \"velocity\", \"mask\"] (the default)",
-         [](auto& n, auto& c, auto& w) { c.output_fields = as_strings(n, w); }},
-        {"io_grid", "files per dimension, dividing the process grid (default [1, 1, 1]: one file)",
-         [](auto& n, auto& c, auto& w) { c.output_io_grid = as_grid(n, w); }},
-        {"async", "true (default): a write goes on while the next steps run; false: wait for it",
-         [](auto& n, auto& c, auto& w) { c.output_async = as_bool(n, w); }}}},
+         [](auto& n, auto& c, auto& w) { c.summary = as_string(n, w); }, shown(&LbConfig::summary)},
+        {"every", "steps between field outputs (density, velocity, mask); 0 = none",
+         [](auto& n, auto& c, auto& w) { c.output_every = as_long(n, w); }, shown(&LbConfig::output_every)},
+        {"dir", "directory of the field outputs",
+         [](auto& n, auto& c, auto& w) { c.output_dir = as_string(n, w); }, shown(&LbConfig::output_dir)},
+        {"format", "binary (raw native, MPI-IO), ascii, or hdf5 (with an XDMF file for ParaView)",
+         [](auto& n, auto& c, auto& w) { c.output_format = as_string(n, w); },
+         shown(&LbConfig::output_format)},
+        {"fields", "which fields of density, velocity and mask",
+         [](auto& n, auto& c, auto& w) { c.output_fields = as_strings(n, w); },
+         shown(&LbConfig::output_fields)},
+        {"io_grid", "files per dimension, dividing the process grid ([1, 1, 1]: one file)",
+         [](auto& n, auto& c, auto& w) { c.output_io_grid = as_grid(n, w); },
+         shown(&LbConfig::output_io_grid)},
+        {"async", "true: a write goes on while the next steps run; false: wait for it",
+         [](auto& n, auto& c, auto& w) { c.output_async = as_bool(n, w); }, shown(&LbConfig::output_async)}}},
       {"checkpoint",
-       {{"every", "steps between checkpoints; 0 = none (default)",
-         [](auto& n, auto& c, auto& w) { c.checkpoint_every = as_long(n, w); }},
-        {"dir", "directory of the checkpoints (default \"checkpoints\")",
-         [](auto& n, auto& c, auto& w) { c.checkpoint_dir = as_string(n, w); }},
-        {"keep", "how many of the newest complete checkpoints to keep (default 2)",
-         [](auto& n, auto& c, auto& w) { c.checkpoint_keep = static_cast<int>(as_long(n, w)); }},
-        {"io_grid", "files per dimension, dividing the process grid (default [1, 1, 1])",
-         [](auto& n, auto& c, auto& w) { c.checkpoint_io_grid = as_grid(n, w); }}}},
+       {{"every", "steps between checkpoints; 0 = none",
+         [](auto& n, auto& c, auto& w) { c.checkpoint_every = as_long(n, w); },
+         shown(&LbConfig::checkpoint_every)},
+        {"dir", "directory of the checkpoints",
+         [](auto& n, auto& c, auto& w) { c.checkpoint_dir = as_string(n, w); },
+         shown(&LbConfig::checkpoint_dir)},
+        {"keep", "how many of the newest complete checkpoints to keep",
+         [](auto& n, auto& c, auto& w) { c.checkpoint_keep = as_int(n, w); },
+         shown(&LbConfig::checkpoint_keep)},
+        {"io_grid", "files per dimension, dividing the process grid",
+         [](auto& n, auto& c, auto& w) { c.checkpoint_io_grid = as_grid(n, w); },
+         shown(&LbConfig::checkpoint_io_grid)}}},
   };
   return k;
 }
@@ -455,7 +526,10 @@ nlohmann::json physics_json(const LbConfig& c) {
 
 nlohmann::json config_json(const LbConfig& c) {
   nlohmann::json j = physics_json(c);
+  j["procs"] = c.procs;
   j["init"] = c.init;
+  j["velocity"] = c.velocity;
+  j["amplitude"] = c.amplitude;
   j["obstacles"] = c.obstacles.size();
   j["mask_file"] = c.mask_file;
   j["steps"] = c.steps;
@@ -471,6 +545,8 @@ nlohmann::json config_json(const LbConfig& c) {
   j["monitor_every"] = c.monitor_every;
   j["monitor_mode"] = c.monitor_mode;
   j["mach_limit"] = c.mach_limit;
+  j["progress_s"] = c.progress_s;
+  j["summary"] = c.summary;
   j["output"] = {{"every", c.output_every},   {"dir", c.output_dir},         {"format", c.output_format},
                  {"fields", c.output_fields}, {"io_grid", c.output_io_grid}, {"async", c.output_async}};
   j["checkpoint"] = {{"every", c.checkpoint_every},
@@ -481,10 +557,15 @@ nlohmann::json config_json(const LbConfig& c) {
 }
 
 std::string lb_config_reference() {
+  const LbConfig defaults;  // its initialisers are the one place the defaults are written
   std::ostringstream os;
   for (auto& [section, ks] : keys()) {
     os << "[" << section << "]\n";
-    for (const Key& k : ks) os << "  " << std::left << std::setw(14) << k.name << k.doc << "\n";
+    for (const Key& k : ks) {
+      os << "  " << std::left << std::setw(14) << k.name << k.doc;
+      if (k.show) os << " (default: " << k.show(defaults) << ")";
+      os << "\n";
+    }
   }
   return os.str();
 }

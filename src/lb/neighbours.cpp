@@ -5,7 +5,7 @@ namespace haloex::lb::detail {
 NeighbourTables::NeighbourTables(const FieldShape& shape, const VelocitySet& vs, std::array<bool, 3> wrap,
                                  WallFaces walls, bool aa)
     : wrap_(wrap), walls_(walls), local_{shape.local[0], shape.local[1], shape.local[2]}, q_(vs.q) {
-  tables_.resize(static_cast<size_t>(64 * q_));
+  tables_.resize(64 * static_cast<size_t>(q_));
   site_tables_.resize(tables_.size());
   for (int cls = 0; cls < 64; ++cls)
     for (int i = 0; i < q_; ++i) {
@@ -22,7 +22,7 @@ NeighbourTables::NeighbourTables(const FieldShape& shape, const VelocitySet& vs,
         wall = wall || (out && !wrap_[d]);
         s += step * shape.stride[d];
       }
-      site_tables_[static_cast<size_t>(cls * q_ + i)] = s;
+      site_tables_[static_cast<size_t>(cls) * q_ + i] = s;
       // Across a wall: the site itself, shifted to the slot that half-way
       // bounce-back uses (SoA: slot k of site s is s + k * comp_stride). The
       // AA odd step writes direction i to slot i of x + c_i, and reads
@@ -31,7 +31,7 @@ NeighbourTables::NeighbourTables(const FieldShape& shape, const VelocitySet& vs,
       // direction opposite(i) from slot opposite(i) of x + c_i; across a
       // wall that is slot i of x, the opposite shift.
       const long shift = static_cast<long>(vs.opp[static_cast<size_t>(i)] - i) * shape.comp_stride;
-      tables_[static_cast<size_t>(cls * q_ + i)] = wall ? (aa ? shift : -shift) : s;
+      tables_[static_cast<size_t>(cls) * q_ + i] = wall ? (aa ? shift : -shift) : s;
     }
 }
 

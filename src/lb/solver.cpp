@@ -734,7 +734,7 @@ std::vector<double> Solver::global_populations(int root) {
   const long ny = dec.global_size(1), nz = dec.global_size(2);
   std::vector<double> out(all.size());
   for (int r = 0; r < p; ++r) {
-    const long* b = &boxes[static_cast<size_t>(6 * r)];
+    const long* b = &boxes[6 * static_cast<size_t>(r)];
     size_t n = static_cast<size_t>(displs[r]);
     for (long i = 0; i < b[3]; ++i)
       for (long j = 0; j < b[4]; ++j)

@@ -41,11 +41,13 @@ class LargeCount {
   /// Throws Error when `limit` is outside 2 .. INT_MAX.
   LargeCount(size_t n, MPI_Datatype elem = MPI_BYTE, size_t limit = mpi_int_count_max);
 
-  /// The count and datatype an int-count call is given.
+  /// The count an int-count call is given.
   int count() const { return count_; }
+  /// The datatype an int-count call is given (the element type, or a derived one).
   MPI_Datatype type() const { return type_; }
-  /// What is described: n elements of one element type.
+  /// How many elements are described.
   size_t elements() const { return n_; }
+  /// The element type described.
   MPI_Datatype element() const { return elem_; }
   /// Whether n is above the limit (a derived type, or an MPI-4 _c call).
   bool large() const { return large_; }

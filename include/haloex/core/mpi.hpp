@@ -106,10 +106,6 @@ class PersistentRequests {
   std::vector<MPI_Request> reqs_;
 };
 
-/// `n` as an MPI count; throws Error naming `what` when it does not fit an
-/// int (MPI-3 counts), rather than letting it wrap.
-int mpi_count(size_t n, const std::string& what);
-
 /// Size of a communicator.
 int comm_size(MPI_Comm c);
 /// Rank in a communicator.
