@@ -409,7 +409,7 @@ TEST(LbRestart, RefusesADifferentCase) {
   lb::Solver s(restart_case("aa"), MPI_COMM_WORLD);
   s.advance(2);
   write_checkpoint(s, dir, {1, 1, 1}, 2);
-  auto expect = [&](lb::LbConfig c, const std::string& words) {
+  auto expect = [&](const lb::LbConfig& c, const std::string& words) {
     lb::Solver t(c, MPI_COMM_WORLD);
     try {
       restart_from(t, find_checkpoint(dir));

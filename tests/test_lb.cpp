@@ -122,6 +122,7 @@ TEST(ExactSum, OrderAndSplitIndependent) {
   std::uniform_real_distribution<double> mant(-1, 1);
   std::uniform_int_distribution<int> ex(-60, 60);
   std::vector<double> v;
+  v.reserve(20001);
   for (int i = 0; i < 20000; ++i) v.push_back(std::ldexp(mant(rng), ex(rng)));
   v.push_back(1e300);
   v.push_back(-1e300);
@@ -161,7 +162,7 @@ TEST(LbConfig, ParsesAndRejects) {
   EXPECT_EQ(c.steps, 7);
   EXPECT_EQ(c.overlap, Overlap::interior);
   EXPECT_EQ(c.strategy, "direct");
-  auto msg = [](const std::string& text, std::vector<std::string> sets = {}) {
+  auto msg = [](const std::string& text, const std::vector<std::string>& sets = {}) {
     try {
       parse_lb_config(text, "t.toml", sets);
     } catch (const InputError& e) {

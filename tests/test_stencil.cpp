@@ -115,7 +115,7 @@ void expect_bit_identical(const std::string& strategy, std::array<int, 2> procs,
   if (world_rank() == 0) {
     ASSERT_EQ(got.size(), want.size());
     for (size_t e = 0; e < got.size(); ++e)
-      if (std::memcmp(&got[e], &want[e], sizeof(T)) != 0) {
+      if (std::memcmp(&got[e], &want[e], sizeof(T)) != 0) {  // NOLINT(bugprone-suspicious-memory-comparison)
         if (wrong < 3)
           ADD_FAILURE() << strategy << " grid " << app.decomposition().describe() << ": element " << e
                         << " is " << got[e] << ", serial has " << want[e];

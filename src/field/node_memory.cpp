@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -38,8 +39,14 @@ NodeMemory::NodeMemory(Comm group, size_t bytes) : group_(std::move(group)), byt
   // first touch of its owner (the memset below).
   mpi_check(MPI_Info_set(info.info, "alloc_shared_noncontig", "true"), "MPI_Info_set");
   void* base = nullptr;
-  mpi_check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(whole_pages(bytes)), 1, info.info, group_.get(),
-                                    &base, &win_),
+  // MPI does not promise page (or even cache-line) alignment of a part
+  // (UBSan saw Open MPI return parts 0x108 bytes into a page): ask for one
+  // page more and start each part at the next page boundary. The segment is
+  // mapped page-aligned in every process, so every rank rounds a part to the
+  // same place.
+  const size_t page = page_size();
+  mpi_check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(whole_pages(bytes) + page), 1, info.info,
+                                    group_.get(), &base, &win_),
             "MPI_Win_allocate_shared");
   int* model = nullptr;
   int found = 0;
@@ -55,7 +62,8 @@ NodeMemory::NodeMemory(Comm group, size_t bytes) : group_(std::move(group)), byt
     int disp = 0;
     void* p = nullptr;
     mpi_check(MPI_Win_shared_query(win_, r, &size, &disp, &p), "MPI_Win_shared_query");
-    parts_.push_back(static_cast<std::byte*>(p));
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    parts_.push_back(static_cast<std::byte*>(p) + (page - at % page) % page);
   }
   std::memset(data(), 0, whole_pages(bytes));
   // The owner's process id and address of rank 0's part: no two windows
