@@ -195,17 +195,18 @@ TEST(LbConfig, ParsesAndRejects) {
   EXPECT_EQ(msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\n"), "no error");
 }
 
-// Every key the reference lists, given a value of a type no key takes (an
-// inline table), is refused with a message that names it; every key that
-// does not take free text refuses a word as well. Free text: paths (checked
-// where they are used) and the strategy name (checked against the registry
-// when the solver starts).
-TEST(LbConfig, EveryKeyRefusesWrongTypes) {
-  const std::set<std::string> free_text = {"geometry.mask_file", "run.strategy", "output.dir",
-                                           "output.summary", "checkpoint.dir"};
+namespace {
+
+// One key of the reference (`haloex lb --keys`): its section, its name and
+// its whole line.
+struct ReferenceKey {
+  std::string section, key, line;
+};
+
+std::vector<ReferenceKey> reference_keys() {
+  std::vector<ReferenceKey> out;
   std::istringstream ref(lb_config_reference());
   std::string line, section;
-  int keys = 0;
   for (std::getline(ref, line); ref; std::getline(ref, line)) {
     if (line.empty()) continue;
     if (line[0] == '[') {
@@ -214,7 +215,24 @@ TEST(LbConfig, EveryKeyRefusesWrongTypes) {
     }
     std::string key;
     std::istringstream(line) >> key;
-    const std::string name = section + "." + key;
+    out.push_back({section, key, line});
+  }
+  return out;
+}
+
+}  // namespace
+
+// Every key the reference lists, given a value of a type no key takes (an
+// inline table), is refused with a message that names it; every key that
+// does not take free text refuses a word as well. Free text: paths (checked
+// where they are used) and the strategy name (checked against the registry
+// when the solver starts).
+TEST(LbConfig, EveryKeyRefusesWrongTypes) {
+  const std::set<std::string> free_text = {"geometry.mask_file", "run.strategy", "output.dir",
+                                           "output.summary", "checkpoint.dir"};
+  int keys = 0;
+  for (const ReferenceKey& k : reference_keys()) {
+    const std::string name = k.section + "." + k.key;
     ++keys;
     for (const std::string bad : {"{ a = 1 }", "\"notanumber\""}) {
       if (bad[0] == '"' && free_text.count(name)) continue;
@@ -235,22 +253,14 @@ TEST(LbConfig, EveryKeyRefusesWrongTypes) {
 // default, set alone in a case file, must give the default configuration.
 TEST(LbConfig, EveryShownDefaultIsTheDefault) {
   const nlohmann::json want = config_json(LbConfig{});
-  std::istringstream ref(lb_config_reference());
-  std::string line, section;
   int shown = 0;
-  for (std::getline(ref, line); ref; std::getline(ref, line)) {
-    if (line.empty()) continue;
-    if (line[0] == '[') {
-      section = line.substr(1, line.find(']') - 1);
-      continue;
-    }
+  for (const ReferenceKey& k : reference_keys()) {
+    const std::string& line = k.line;
     const auto at = line.rfind(" (default: ");
     if (at == std::string::npos) continue;
-    std::string key;
-    std::istringstream(line) >> key;
     const std::string value = line.substr(at + 11, line.size() - at - 12);
     ++shown;
-    const std::string text = "[" + section + "]\n" + key + " = " + value + "\n";
+    const std::string text = "[" + k.section + "]\n" + k.key + " = " + value + "\n";
     try {
       EXPECT_EQ(config_json(parse_lb_config(text, "t.toml")), want) << text;
     } catch (const InputError& e) {
