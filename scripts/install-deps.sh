@@ -19,6 +19,10 @@ declare -A why=(
   [procps]="pkill, with which the crash-safety test kills running jobs"
   [python3]="haloex-lab (campaigns, reports) and checks of the JSON records in the tests"
   [python3-venv]="the virtual environment haloex-lab's PyPI packages go into (.venv)"
+  [paraview]="ParaView, which the tests open the output in (and haloex-lab screenshot draws with)"
+  [python3-paraview]="pvpython, ParaView's scripting, for those tests"
+  [xvfb]="a virtual display for ParaView's screenshots on a machine without one"
+  [xauth]="what xvfb-run needs to start Xvfb"
   # the developer tools: make lint, test-asan, test-ubsan, fuzz, coverage, docs
   [clang]="libFuzzer targets (make fuzz)"
   [libclang-rt-14-dev]="clang's fuzzer and sanitizer runtimes"
@@ -28,7 +32,8 @@ declare -A why=(
   [gcovr]="line coverage of src/ (make coverage)"
   [doxygen]="the API reference from the public headers (make docs)"
 )
-core=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv)
+core=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
+  paraview python3-paraview xvfb xauth)
 tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
 # "install-deps.sh" installs what make demo and make test need; "install-deps.sh
 # tools" adds the developer tools on top.

@@ -15,7 +15,9 @@ mapfile -t cxx < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.c')
 clang-format --dry-run --Werror "${cxx[@]}" || status=1
 
 echo "== ruff"
-(cd python && "$root/.venv/bin/ruff" check . && "$root/.venv/bin/ruff" format --check .) || status=1
+# (python/ and the ParaView test scripts, with python/'s settings)
+(cd python && "$root/.venv/bin/ruff" check . ../tests/paraview &&
+  "$root/.venv/bin/ruff" format --check . ../tests/paraview) || status=1
 
 echo "== clang-tidy (${build}/compile_commands.json)"
 if [[ ! -f $build/compile_commands.json ]]; then

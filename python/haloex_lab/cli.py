@@ -67,6 +67,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     sh.add_argument("--axis", default="z", help="the slice is normal to this axis (default: %(default)s)")
     sh.add_argument("--index", type=int, help="slice position along the axis (default: the middle)")
+    shot = sub.add_parser(
+        "screenshot",
+        help="render an output's XDMF file in ParaView (a PNG)",
+        description="Open FIELDS.xmf (an LB output step, binary or HDF5) in ParaView's pvpython "
+        "(under xvfb-run when there is no display) and save the slice through the middle of z, "
+        "coloured by the magnitude of a quantity, solid sites grey, with ParaView's orientation axes.",
+    )
+    shot.add_argument("xmf", type=Path, help="the output step's fields-NNNNNN.xmf")
+    shot.add_argument("-o", "--out", type=Path, help="PNG to write (default: the XDMF's name with .png)")
+    shot.add_argument(
+        "-q", "--quantity", default="velocity", help="the cell array to colour by (default: %(default)s)"
+    )
     return p
 
 
@@ -95,6 +107,11 @@ def main(argv=None) -> int:
                 args.index,
             )
             print(f"wrote {out}")
+            return 0
+        if args.command == "screenshot":
+            from .screenshot import screenshot
+
+            print(f"wrote {screenshot(args.xmf, args.out or args.xmf.with_suffix('.png'), args.quantity)}")
             return 0
         from .report import build_report  # matplotlib only when reporting
 

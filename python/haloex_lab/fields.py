@@ -3,7 +3,9 @@
 A binary output in one file is returned as a read-only numpy memory map (no
 copy, any size); several files (an I/O grid) are assembled block by block;
 ASCII files are parsed; HDF5 files are read with h5py. Arrays have the shape
-(nx, ny, nz, ncomp) in global site order, whatever decomposition wrote them.
+(nx, ny, nz, ncomp), indexed [x, y, z, component], whatever decomposition
+wrote them. Files store x fastest (the metadata's "site_order", as XDMF and
+ParaView read them); files of haloex 0.1.0 store x slowest and are read too.
 """
 
 from __future__ import annotations
@@ -39,6 +41,20 @@ def load_metadata(path) -> dict:
     return meta
 
 
+_LEGACY_ORDER = "C: x slowest, then y, z; the components of a site together"
+
+
+def site_order(meta: dict) -> str:
+    """'x_fastest' (haloex's files) or 'x_slowest' (haloex 0.1.0's, which
+    said so only in their "order" words)."""
+    order = meta.get("site_order")
+    if order in ("x_fastest", "x_slowest"):
+        return order
+    if order is None and meta.get("order") == _LEGACY_ORDER:
+        return "x_slowest"
+    raise FieldError(f"{meta.get('name', '?')}: unknown site order {order!r} (not a file haloex wrote?)")
+
+
 def dtype_of(meta: dict) -> np.dtype:
     """The numpy dtype of the values on file, with the recorded byte order."""
     return np.dtype(("<" if meta["endianness"] == "little" else ">") + _TYPES[meta["type"]])
@@ -51,15 +67,19 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-def block_checksum(values: np.ndarray, offset, size) -> int:
+def block_checksum(values: np.ndarray, offset, size, order: str = "x_fastest") -> int:
     """haloex's checksum of a block of values (shape (ex, ey, ez, ncomp)) at
     `offset` in a lattice of `size`: the sum mod 2^64 of
-    splitmix64(index ^ splitmix64(bits)) over elements, index = site * ncomp + c."""
+    splitmix64(index ^ splitmix64(bits)) over elements, index = site * ncomp + c,
+    the site numbered in the file's order over the whole lattice."""
     ex, ey, ez, nc = values.shape
     i, j, k = np.meshgrid(
         np.arange(ex) + offset[0], np.arange(ey) + offset[1], np.arange(ez) + offset[2], indexing="ij"
     )
-    site = ((i * size[1] + j) * size[2] + k).astype(np.uint64)
+    if order == "x_fastest":
+        site = ((k * size[1] + j) * size[0] + i).astype(np.uint64)
+    else:
+        site = ((i * size[1] + j) * size[2] + k).astype(np.uint64)
     index = site[..., None] * np.uint64(nc) + np.arange(nc, dtype=np.uint64)
     raw = np.ascontiguousarray(values)
     bits = raw.view(f"u{raw.dtype.itemsize}").astype(np.uint64)
@@ -69,8 +89,16 @@ def block_checksum(values: np.ndarray, offset, size) -> int:
 
 
 def _read_block(meta: dict, base: Path, f: dict) -> np.ndarray:
+    """One file's block as an array indexed [x, y, z, c] (a transposed view
+    of the x-fastest data)."""
     path = base / f["path"]
-    shape = (*tuple(f["extent"]), meta["ncomp"])
+    ex, ey, ez = f["extent"]
+    fastest = site_order(meta) == "x_fastest"
+    shape = (ez, ey, ex, meta["ncomp"]) if fastest else (ex, ey, ez, meta["ncomp"])
+
+    def indexed(a):
+        return a.transpose(2, 1, 0, 3) if fastest else a
+
     if not path.exists():
         raise FieldError(f"{path}: data file missing")
     if meta["format"] == "hdf5":
@@ -82,14 +110,14 @@ def _read_block(meta: dict, base: Path, f: dict) -> np.ndarray:
             data = h[meta["dataset"]][...]
         if data.shape != shape:
             raise FieldError(f"{path}: dataset shape {data.shape}, the metadata says {shape}")
-        return data
+        return indexed(data)
     size = path.stat().st_size
     if size != f["bytes"]:
         what = "truncated" if size < f["bytes"] else "longer than its metadata says"
         raise FieldError(f"{path} is {what}: {size} bytes, the metadata says {f['bytes']}")
     if meta["format"] == "ascii":
-        return np.loadtxt(path, dtype=dtype_of(meta).newbyteorder("=")).reshape(shape)
-    return np.memmap(path, dtype=dtype_of(meta), mode="r", shape=shape)
+        return indexed(np.loadtxt(path, dtype=dtype_of(meta).newbyteorder("=")).reshape(shape))
+    return indexed(np.memmap(path, dtype=dtype_of(meta), mode="r", shape=shape))
 
 
 def read_field(path, verify: bool = True) -> np.ndarray:
@@ -103,7 +131,7 @@ def read_field(path, verify: bool = True) -> np.ndarray:
     blocks = [(f, _read_block(meta, path.parent, f)) for f in meta["files"]]
     if verify:
         for f, b in blocks:
-            got = block_checksum(np.asarray(b), f["offset"], size)
+            got = block_checksum(np.asarray(b), f["offset"], size, site_order(meta))
             if f"0x{got:016x}" != f["checksum"]:
                 raise FieldError(
                     f"{path.parent / f['path']} is corrupted: checksum 0x{got:016x}, "

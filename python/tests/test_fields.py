@@ -10,22 +10,25 @@ import pytest
 from haloex_lab.fields import FieldError, block_checksum, component, read_field
 
 
-def write_output(tmp_path, data, grid_x, dtype="<f8", name="q"):
-    """data: (nx, ny, nz, nc); split along x into grid_x files."""
+def write_output(tmp_path, data, grid_x, dtype="<f8", name="q", legacy=False):
+    """data: (nx, ny, nz, nc); split along x into grid_x files, stored x
+    fastest (or x slowest with haloex 0.1.0's metadata when legacy)."""
     nx, ny, nz, nc = data.shape
     files = []
     edges = np.linspace(0, nx, grid_x + 1).astype(int)
     for f in range(grid_x):
-        block = np.ascontiguousarray(data[edges[f] : edges[f + 1]].astype(dtype))
+        block = data[edges[f] : edges[f + 1]].astype(dtype)
         path = f"{name}.{f}.bin" if grid_x > 1 else f"{name}.bin"
-        block.tofile(tmp_path / path)
+        stored = block if legacy else block.transpose(2, 1, 0, 3)
+        np.ascontiguousarray(stored).tofile(tmp_path / path)
+        order = "x_slowest" if legacy else "x_fastest"
         files.append(
             {
                 "path": path,
                 "extent": [int(edges[f + 1] - edges[f]), ny, nz],
                 "offset": [int(edges[f]), 0, 0],
                 "bytes": block.nbytes,
-                "checksum": f"0x{block_checksum(block, [int(edges[f]), 0, 0], [nx, ny, nz]):016x}",
+                "checksum": f"0x{block_checksum(block, [int(edges[f]), 0, 0], [nx, ny, nz], order):016x}",
             }
         )
     meta = {
@@ -44,6 +47,10 @@ def write_output(tmp_path, data, grid_x, dtype="<f8", name="q"):
         "files": files,
         "version": "test",
     }
+    if legacy:
+        meta["order"] = "C: x slowest, then y, z; the components of a site together"
+    else:
+        meta["site_order"] = "x_fastest"
     (tmp_path / f"{name}.json").write_text(json.dumps(meta))
     return tmp_path / f"{name}.json"
 
@@ -59,6 +66,22 @@ def test_blocks_assemble_in_global_order(tmp_path, grid_x, dtype):
     got = read_field(write_output(tmp_path, data, grid_x, dtype))
     assert got.shape == data.shape
     assert np.array_equal(np.asarray(got, dtype=float), data)
+
+
+@pytest.mark.parametrize("grid_x", [1, 3])
+def test_legacy_x_slowest_files_are_read(tmp_path, grid_x):
+    data = encoding((6, 4, 3, 2))
+    got = read_field(write_output(tmp_path, data, grid_x, legacy=True))
+    assert np.array_equal(np.asarray(got), data)
+
+
+def test_unknown_site_order_is_refused(tmp_path):
+    meta = write_output(tmp_path, encoding((2, 2, 2, 1)), 1)
+    m = json.loads(meta.read_text())
+    m["site_order"] = "z_fastest"
+    meta.write_text(json.dumps(m))
+    with pytest.raises(FieldError, match="unknown site order 'z_fastest'"):
+        read_field(meta)
 
 
 def test_one_file_is_a_memory_map(tmp_path):

@@ -1,5 +1,6 @@
 #include "haloex/io/aggregator.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace haloex {
@@ -25,29 +26,77 @@ void Aggregator::check_field(const FieldShape& s) const {
     if (s.local[d] != extent_[d]) throw Error("field extents do not match the aggregator's decomposition");
 }
 
+namespace {
+
+// Sites are walked in tiles of x by z (for each y), so that both the
+// x-fastest side and the x-slowest (z-fastest) side are read and written
+// in runs that stay in cache.
+constexpr long tile = 16;
+
+// Calls f(i, j, k) for every site of `e`, tiled over (z, x), threaded over
+// z-tiles and y.
+template <class F>
+void for_tiled_sites(const std::array<long, 3>& e, F&& f) {
+#pragma omp parallel for collapse(2) schedule(static)
+  for (long k0 = 0; k0 < e[2]; k0 += tile)
+    for (long j = 0; j < e[1]; ++j)
+      for (long i0 = 0; i0 < e[0]; i0 += tile)
+        for (long k = k0; k < std::min(k0 + tile, e[2]); ++k)
+          for (long i = i0; i < std::min(i0 + tile, e[0]); ++i) f(i, j, k);
+}
+
+}  // namespace
+
 // Site by site, component by component: the field may be AoS or SoA, so a
 // site's components are contiguous on one side only. `into_field` picks the
-// direction.
-void Aggregator::copy(const FieldView& field, bool into_field) const {
+// direction. The element size is a constant inside the loop.
+template <size_t ES>
+static void copy_elements(const Aggregator& agg, std::byte* data, const FieldView& field, bool into_field) {
   const FieldShape& s = field.shape;
-  check_field(s);
-  const size_t esize = element_size(s.type);
-  const long n1 = extent_[1], n2 = extent_[2];
   const int nc = s.ncomp;
+  for_tiled_sites(agg.extent(), [&](long i, long j, long k) {
+    std::byte* a = data + agg.site(i, j, k) * static_cast<size_t>(nc) * ES;
+    for (int c = 0; c < nc; ++c, a += ES) {
+      std::byte* f = field.data + static_cast<size_t>(s.element(i, j, k, c)) * ES;
+      if (into_field)
+        std::memcpy(f, a, ES);
+      else
+        std::memcpy(a, f, ES);
+    }
+  });
+}
+
+void Aggregator::copy(const FieldView& field, bool into_field) const {
+  check_field(field.shape);
   std::byte* agg = const_cast<std::byte*>(data_.data());  // written only by pack, which is not const
-#pragma omp parallel for schedule(static)
-  for (long i = 0; i < extent_[0]; ++i) {
-    std::byte* a = agg + static_cast<size_t>(i * n1 * n2 * nc) * esize;
-    for (long j = 0; j < n1; ++j)
-      for (long k = 0; k < n2; ++k)
-        for (int c = 0; c < nc; ++c, a += esize) {
-          std::byte* f = field.data + static_cast<size_t>(s.element(i, j, k, c)) * esize;
-          if (into_field)
-            std::memcpy(f, a, esize);
-          else
-            std::memcpy(a, f, esize);
-        }
+  switch (element_size(field.shape.type)) {
+    case 8: return copy_elements<8>(*this, agg, field, into_field);
+    case 4: return copy_elements<4>(*this, agg, field, into_field);
+    default: return copy_elements<1>(*this, agg, field, into_field);
   }
+}
+
+void Aggregator::from_x_slowest(const std::byte* v, size_t n) {
+  if (n != bytes())
+    throw Error("aggregator filled with " + std::to_string(n) + " bytes, it holds " +
+                std::to_string(bytes()));
+  if (data_.empty()) return;
+  const size_t rec = bytes() / static_cast<size_t>(sites());
+  for_tiled_sites(extent_, [&](long i, long j, long k) {
+    std::memcpy(data_.data() + site(i, j, k) * rec,
+                v + static_cast<size_t>((i * extent_[1] + j) * extent_[2] + k) * rec, rec);
+  });
+}
+
+void Aggregator::to_x_slowest(std::byte* v, size_t n) const {
+  if (n != bytes())
+    throw Error("aggregator read into " + std::to_string(n) + " bytes, it holds " + std::to_string(bytes()));
+  if (data_.empty()) return;
+  const size_t rec = bytes() / static_cast<size_t>(sites());
+  for_tiled_sites(extent_, [&](long i, long j, long k) {
+    std::memcpy(v + static_cast<size_t>((i * extent_[1] + j) * extent_[2] + k) * rec,
+                data_.data() + site(i, j, k) * rec, rec);
+  });
 }
 
 void Aggregator::pack(const FieldView& field) { copy(field, false); }

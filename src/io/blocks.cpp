@@ -26,31 +26,46 @@ Box overlap_with(const FileEntry& f, const Decomposition& dec) {
 uint64_t block_checksum(const std::byte* values, const Box& box, const IoMetadata& m) {
   const size_t es = io_type_size(m.element.type);
   const auto nc = static_cast<uint64_t>(m.element.ncomp);
-  const size_t plane = static_cast<size_t>(box.extent(1) * box.extent(2)) * nc * es;
+  const std::array<int, 3> axes = slowest_first(m.order);
+  const int a = axes[0], b = axes[1], c = axes[2];  // (plain ints: OpenMP shares them)
+  const size_t plane = static_cast<size_t>(box.extent(b) * box.extent(c)) * nc * es;
   uint64_t sum = 0;
   // A sum modulo 2^64: any split over threads gives the same bits.
 #pragma omp parallel for reduction(+ : sum) schedule(static)
-  for (long i = box.lo[0]; i < box.hi[0]; ++i) {
-    const std::byte* v = values + static_cast<size_t>(i - box.lo[0]) * plane;
-    for (long j = box.lo[1]; j < box.hi[1]; ++j)
-      for (long k = box.lo[2]; k < box.hi[2]; ++k) {
-        const auto site = static_cast<uint64_t>((i * m.size[1] + j) * m.size[2] + k);
-        for (uint64_t c = 0; c < nc; ++c, v += es) sum += element_checksum(site * nc + c, v, es);
+  for (long i = box.lo[a]; i < box.hi[a]; ++i) {
+    const std::byte* v = values + static_cast<size_t>(i - box.lo[a]) * plane;
+    std::array<long, 3> p{};
+    p[a] = i;
+    for (p[b] = box.lo[b]; p[b] < box.hi[b]; ++p[b])
+      for (p[c] = box.lo[c]; p[c] < box.hi[c]; ++p[c]) {
+        const auto site = static_cast<uint64_t>(site_index(m.order, p, m.size));
+        for (uint64_t n = 0; n < nc; ++n, v += es) sum += element_checksum(site * nc + n, v, es);
       }
   }
   return sum;
 }
 
-void place_block(const std::byte* values, const Box& box, const Decomposition& dec, Aggregator& agg) {
+void place_block(const std::byte* values, const Box& box, SiteOrder order, const Decomposition& dec,
+                 Aggregator& agg) {
   const size_t site_bytes = agg.element().record_bytes(IoFormat::binary);
-  const auto& ext = agg.extent();
-  const size_t row = static_cast<size_t>(box.extent(2)) * site_bytes;
-  for (long i = box.lo[0]; i < box.hi[0]; ++i)
-    for (long j = box.lo[1]; j < box.hi[1]; ++j, values += row) {
-      const long li = i - dec.offset(0), lj = j - dec.offset(1), lk = box.lo[2] - dec.offset(2);
-      std::memcpy(agg.data() + static_cast<size_t>((li * ext[1] + lj) * ext[2] + lk) * site_bytes, values,
-                  row);
-    }
+  const std::array<long, 3> lo{dec.offset(0), dec.offset(1), dec.offset(2)};
+  const auto local = [&](const std::array<long, 3>& p) {
+    return static_cast<size_t>(
+        site_index(SiteOrder::x_fastest, {p[0] - lo[0], p[1] - lo[1], p[2] - lo[2]}, agg.extent()));
+  };
+  std::array<long, 3> p{};
+  if (order == SiteOrder::x_fastest) {  // rows along x on both sides
+    const size_t row = static_cast<size_t>(box.extent(0)) * site_bytes;
+    p[0] = box.lo[0];
+    for (p[2] = box.lo[2]; p[2] < box.hi[2]; ++p[2])
+      for (p[1] = box.lo[1]; p[1] < box.hi[1]; ++p[1], values += row)
+        std::memcpy(agg.data() + local(p) * site_bytes, values, row);
+    return;
+  }
+  for (p[0] = box.lo[0]; p[0] < box.hi[0]; ++p[0])  // x slowest: site by site
+    for (p[1] = box.lo[1]; p[1] < box.hi[1]; ++p[1])
+      for (p[2] = box.lo[2]; p[2] < box.hi[2]; ++p[2], values += site_bytes)
+        std::memcpy(agg.data() + local(p) * site_bytes, values, site_bytes);
 }
 
 }  // namespace haloex

@@ -1,5 +1,5 @@
 // Parallel HDF5 implementation: each I/O-grid file holds one dataset of
-// shape (nx, ny, nz, ncomp) over its block, written by the block's ranks
+// shape (nz, ny, nx, ncomp) over its block (x fastest, as XDMF reads it), written by the block's ranks
 // with independent transfers (the collective path of Open MPI 4.1's MPI-IO
 // is the one that was seen to drop data). XDMF descriptions point ParaView
 // at these datasets.
@@ -8,6 +8,7 @@
 #ifdef HALOEX_HAVE_HDF5
 #include <hdf5.h>
 
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -61,11 +62,14 @@ class Hdf5Impl final : public IoImpl {
     H5 file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id), H5Fclose);
     if (!file.ok()) return "cannot create HDF5 file " + path;
     const Box fb = grid.file_box(grid.file_index());
+    // HDF5 lists dimensions slowest first: z, y, x.
+    const std::array<int, 3> axes = slowest_first(SiteOrder::x_fastest);
     hsize_t dims[4], count[4], start[4];
-    for (int d = 0; d < 3; ++d) {
-      dims[d] = static_cast<hsize_t>(fb.extent(d));
-      count[d] = static_cast<hsize_t>(agg.extent()[d]);
-      start[d] = static_cast<hsize_t>(dec.offset(d) - fb.lo[d]);
+    for (int n = 0; n < 3; ++n) {
+      const int d = axes[static_cast<size_t>(n)];
+      dims[n] = static_cast<hsize_t>(fb.extent(d));
+      count[n] = static_cast<hsize_t>(agg.extent()[static_cast<size_t>(d)]);
+      start[n] = static_cast<hsize_t>(dec.offset(d) - fb.lo[d]);
     }
     dims[3] = count[3] = static_cast<hsize_t>(e.ncomp);
     start[3] = 0;
@@ -100,15 +104,17 @@ class Hdf5Impl final : public IoImpl {
     hsize_t dims[4] = {0, 0, 0, 0};
     if (H5Sget_simple_extent_ndims(fspace.id) != 4) return path + ": the dataset is not 4-dimensional";
     H5Sget_simple_extent_dims(fspace.id, dims, nullptr);
-    for (int d = 0; d < 3; ++d)
-      if (dims[d] != static_cast<hsize_t>(f.extent[d]))
+    const std::array<int, 3> axes = slowest_first(m.order);  // legacy files: x slowest
+    for (int n = 0; n < 3; ++n)
+      if (dims[n] != static_cast<hsize_t>(f.extent[static_cast<size_t>(axes[static_cast<size_t>(n)])]))
         return path + ": the dataset's shape does not match the metadata";
     if (dims[3] != static_cast<hsize_t>(e.ncomp))
       return path + ": the dataset's components do not match the metadata";
     hsize_t count[4], start[4];
-    for (int d = 0; d < 3; ++d) {
-      count[d] = static_cast<hsize_t>(box.extent(d));
-      start[d] = static_cast<hsize_t>(box.lo[d] - f.offset[d]);
+    for (int n = 0; n < 3; ++n) {
+      const int d = axes[static_cast<size_t>(n)];
+      count[n] = static_cast<hsize_t>(box.extent(d));
+      start[n] = static_cast<hsize_t>(box.lo[d] - f.offset[d]);
     }
     count[3] = static_cast<hsize_t>(e.ncomp);
     start[3] = 0;
@@ -119,7 +125,7 @@ class Hdf5Impl final : public IoImpl {
     if (H5Dread(dset.id, h5_type(e.type), mspace.id, fspace.id, H5P_DEFAULT, values.data()) < 0)
       return "reading " + path + " failed (truncated or corrupted?)";
     *checksum += block_checksum(values.data(), box, m);
-    place_block(values.data(), box, dec, agg);
+    place_block(values.data(), box, m.order, dec, agg);
     return {};
   }
 };

@@ -45,11 +45,13 @@ Box subdomain_box(const Decomposition& dec);
 Box overlap_with(const FileEntry& f, const Decomposition& dec);
 
 /// The checksum of a block of values at `box` (global coordinates); `values`
-/// hold the box's sites in C order.
+/// hold the box's sites in the order m.order, and the element indices are
+/// those of the whole lattice (m.size) in that order.
 uint64_t block_checksum(const std::byte* values, const Box& box, const IoMetadata& m);
 
-/// Copy a block of values (C order, `box` in global coordinates, inside this
-/// rank's subdomain) into the aggregator.
-void place_block(const std::byte* values, const Box& box, const Decomposition& dec, Aggregator& agg);
+/// Copy a block of values (sites in `order`, `box` in global coordinates,
+/// inside this rank's subdomain) into the aggregator.
+void place_block(const std::byte* values, const Box& box, SiteOrder order, const Decomposition& dec,
+                 Aggregator& agg);
 
 }  // namespace haloex

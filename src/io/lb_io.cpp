@@ -30,6 +30,7 @@ uint64_t geometry_checksum(const lb::Solver& solver) {
   const std::vector<uint8_t> mask = solver.local_solid_mask();
   IoMetadata m;
   m.element = {IoType::u8, 1, {}, "mask"};
+  m.order = SiteOrder::x_slowest;  // the solver's site order (and the sum checkpoints have always recorded)
   for (int d = 0; d < 3; ++d) m.size[d] = dec.global_size(d);
   uint64_t sum = block_checksum(reinterpret_cast<const std::byte*>(mask.data()), subdomain_box(dec), m),
            all = 0;
@@ -87,11 +88,11 @@ void LbOutput::write() {
   for (auto& q : q_) {
     Aggregator& a = q->io.aggregator();
     if (q->name == "mask")
-      std::copy(solid.begin(), solid.end(), a.values<uint8_t>());
+      a.assign_x_slowest<uint8_t>(solid);
     else if (q->name == "density")
-      std::copy(rho.begin(), rho.end(), a.values<double>());
+      a.assign_x_slowest<double>(rho);
     else
-      std::copy(u.begin(), u.end(), a.values<double>());
+      a.assign_x_slowest<double>(u);
     q->io.write_begin(stem_of(cfg_.output_dir, q->name, step), step,
                       {{"model", vs.name}, {"case", cfg_.source}});
   }
@@ -104,7 +105,8 @@ void LbOutput::complete() {
   for (auto& q : q_) {
     const IoEvent ev = q->io.write_end();
     events_.push_back({q->name, pending_step_, ev});
-    if (cfg_.output_format == "hdf5") written.push_back(read_metadata(ev.metadata_path));
+    // (XDMF describes HDF5 and raw binary files, not ASCII ones.)
+    if (cfg_.output_format != "ascii") written.push_back(read_metadata(ev.metadata_path));
   }
   const Decomposition& dec = solver_.decomposition();
   std::string err;
@@ -164,7 +166,7 @@ IoRecord write_checkpoint(lb::Solver& solver, const std::string& dir, std::array
   const int q = solver.velocities().q;
   FieldIo io(dec, {IoType::f64, q, {}, "checkpoint"}, {IoFormat::binary, io_grid});
   const std::vector<double> f = solver.local_populations();
-  std::copy(f.begin(), f.end(), io.aggregator().values<double>());
+  io.aggregator().assign_x_slowest<double>(f);
   const long step = solver.steps_done();
   nlohmann::json lb = {{"model", solver.velocities().name},
                        {"physics", lb::physics_json(cfg)},
@@ -240,8 +242,7 @@ long restart_from(lb::Solver& solver, const std::string& metadata_path) {
     throw InputError("restart: the geometry (obstacles, mask file, walls) differs from the checkpoint's");
   FieldIo io(dec, {IoType::f64, vs.q, {}, "checkpoint"}, {IoFormat::binary, {1, 1, 1}});
   io.read(metadata_path);
-  Aggregator& a = io.aggregator();
-  solver.set_populations({a.values<double>(), static_cast<size_t>(a.sites() * vs.q)}, m.step);
+  solver.set_populations(io.aggregator().x_slowest<double>(), m.step);
   return m.step;
 }
 

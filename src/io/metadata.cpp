@@ -118,6 +118,55 @@ uint64_t parse_checksum(const std::string& s, const std::string& where) {
   return std::stoull(s.substr(2), nullptr, 16);
 }
 
+std::string to_string(SiteOrder o) { return o == SiteOrder::x_fastest ? "x_fastest" : "x_slowest"; }
+
+std::array<int, 3> slowest_first(SiteOrder o) {
+  return o == SiteOrder::x_fastest ? std::array<int, 3>{2, 1, 0} : std::array<int, 3>{0, 1, 2};
+}
+
+long site_index(SiteOrder o, const std::array<long, 3>& p, const std::array<long, 3>& extent) {
+  const auto [a, b, c] = slowest_first(o);
+  return (p[a] * extent[b] + p[b]) * extent[c] + p[c];
+}
+
+namespace {
+
+// The legacy "order" text of haloex 0.1.0's x-slowest files, which have no "site_order".
+constexpr const char* legacy_order = "C: x slowest, then y, z; the components of a site together";
+
+std::string order_words(SiteOrder o) {
+  return o == SiteOrder::x_fastest ? "x fastest, then y, then z (Fortran order over sites, as XDMF and "
+                                     "VTK read them); the components of a site together"
+                                   : legacy_order;
+}
+
+// Element strides of x, y, z and the component in a block of `extent` sites.
+std::array<long, 4> strides(SiteOrder o, const std::array<long, 3>& extent, int ncomp) {
+  std::array<long, 4> s{0, 0, 0, 1};
+  long n = ncomp;
+  const std::array<int, 3> axes = slowest_first(o);
+  for (int i = 2; i >= 0; --i) {
+    s[static_cast<size_t>(axes[static_cast<size_t>(i)])] = n;
+    n *= extent[static_cast<size_t>(axes[static_cast<size_t>(i)])];
+  }
+  return s;
+}
+
+SiteOrder order_of(const nlohmann::json& j, const std::string& source) {
+  if (j.contains("site_order")) {
+    const std::string o = get<std::string>(j, "site_order", source);
+    if (o == "x_fastest") return SiteOrder::x_fastest;
+    if (o == "x_slowest") return SiteOrder::x_slowest;
+    bad(source, "\"site_order\" must be \"x_fastest\" or \"x_slowest\", not \"" + o + "\"");
+  }
+  // haloex 0.1.0 wrote x slowest and said so only in words.
+  if (j.contains("order") && j["order"] == legacy_order) return SiteOrder::x_slowest;
+  bad(source,
+      "no \"site_order\" entry, and \"order\" is not one haloex wrote: the order of the sites is unknown");
+}
+
+}  // namespace
+
 nlohmann::json IoMetadata::to_json() const {
   nlohmann::json j;
   j["haloex_io"] = 1;
@@ -129,7 +178,8 @@ nlohmann::json IoMetadata::to_json() const {
   j["components"] = element.components;
   j["record_bytes"] = element.record_bytes(format);
   j["endianness"] = endianness;
-  j["order"] = "C: x slowest, then y, z; the components of a site together";
+  j["order"] = order_words(order);
+  j["site_order"] = to_string(order);
   j["ndim"] = ndim;
   j["size"] = size;
   j["periodic"] = periodic;
@@ -141,6 +191,7 @@ nlohmann::json IoMetadata::to_json() const {
     fs.push_back({{"path", f.path},
                   {"extent", f.extent},
                   {"offset", f.offset},
+                  {"strides", strides(order, f.extent, element.ncomp)},
                   {"bytes", f.bytes},
                   {"checksum", checksum_text(f.checksum)}});
   j["files"] = fs;
@@ -168,6 +219,7 @@ IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& sou
   m.element.components = get<std::vector<std::string>>(j, "components", source);
   if (get<long>(j, "record_bytes", source) != static_cast<long>(m.element.record_bytes(m.format)))
     bad(source, "\"record_bytes\" does not match the type, ncomp and format");
+  m.order = order_of(j, source);
   m.endianness = get<std::string>(j, "endianness", source);
   if (m.endianness != "little" && m.endianness != "big")
     bad(source, "\"endianness\" must be \"little\" or \"big\"");

@@ -1,6 +1,6 @@
 // MPI-IO implementation: each I/O-grid file is written by its block's ranks
 // through a subarray view of whole site records, so the file is in global
-// order whatever the decomposition. Binary records are the aggregator's
+// order (x fastest) whatever the decomposition. Binary records are the aggregator's
 // bytes; ASCII records are fixed-width text, so they too sit at computable
 // offsets.
 #include <cerrno>
@@ -20,9 +20,10 @@ namespace {
 
 std::string mpi_error(int rc, const std::string& what) { return what + ": " + mpi_error_string(rc); }
 
-// A view of `sub` records at `start` inside a block of `sizes` records.
-Datatype block_type(size_t record, const std::array<long, 3>& sizes, const std::array<long, 3>& sub,
-                    const std::array<long, 3>& start) {
+// A view of `sub` records at `start` inside a block of `sizes` records
+// stored in `order` (x fastest is MPI's Fortran order).
+Datatype block_type(size_t record, SiteOrder order, const std::array<long, 3>& sizes,
+                    const std::array<long, 3>& sub, const std::array<long, 3>& start) {
   MPI_Datatype rec = MPI_DATATYPE_NULL, block = MPI_DATATYPE_NULL;
   mpi_check(MPI_Type_contiguous(static_cast<int>(record), MPI_BYTE, &rec), "MPI_Type_contiguous");
   const Datatype rec_owner(rec);
@@ -34,7 +35,8 @@ Datatype block_type(size_t record, const std::array<long, 3>& sizes, const std::
     s[d] = static_cast<int>(sub[d]);
     o[d] = static_cast<int>(start[d]);
   }
-  mpi_check(MPI_Type_create_subarray(3, n, s, o, MPI_ORDER_C, rec, &block), "MPI_Type_create_subarray");
+  const int mpi_order = order == SiteOrder::x_fastest ? MPI_ORDER_FORTRAN : MPI_ORDER_C;
+  mpi_check(MPI_Type_create_subarray(3, n, s, o, mpi_order, rec, &block), "MPI_Type_create_subarray");
   mpi_check(MPI_Type_commit(&block), "MPI_Type_commit");
   return Datatype(block);
 }
@@ -123,7 +125,7 @@ class MpiioImpl final : public IoImpl {
       sizes[d] = fb.extent(d);
       start[d] = dec.offset(d) - fb.lo[d];
     }
-    view_ = block_type(record, sizes, agg.extent(), start);
+    view_ = block_type(record, SiteOrder::x_fastest, sizes, agg.extent(), start);
     int rc = MPI_File_open(grid.comm(), path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh_);
     if (rc != MPI_SUCCESS) {
       fh_ = MPI_FILE_NULL;
@@ -187,7 +189,7 @@ class MpiioImpl final : public IoImpl {
       sub[d] = box.extent(d);
       start[d] = box.lo[d] - f.offset[d];
     }
-    const Datatype view = block_type(record, f.extent, sub, start);
+    const Datatype view = block_type(record, m.order, f.extent, sub, start);
     std::vector<char> raw(static_cast<size_t>(box.volume()) * record);
     rc = MPI_File_set_view(fh, 0, MPI_BYTE, view.get(), "native", MPI_INFO_NULL);
     MPI_Status st;
@@ -206,7 +208,7 @@ class MpiioImpl final : public IoImpl {
       std::memcpy(values.data(), raw.data(), values.size());
     }
     *checksum += block_checksum(values.data(), box, m);
-    place_block(values.data(), box, dec, agg);
+    place_block(values.data(), box, m.order, dec, agg);
     return {};
   }
 

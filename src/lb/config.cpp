@@ -286,7 +286,9 @@ const std::map<std::string, std::vector<Key>>& keys() {
          [](auto& n, auto& c, auto& w) { c.output_every = as_long(n, w); }, shown(&LbConfig::output_every)},
         {"dir", "directory of the field outputs",
          [](auto& n, auto& c, auto& w) { c.output_dir = as_string(n, w); }, shown(&LbConfig::output_dir)},
-        {"format", "binary (raw native, MPI-IO), ascii, or hdf5 (with an XDMF file for ParaView)",
+        {"format",
+         "binary (raw native, MPI-IO) or hdf5, each with an XDMF file (fields-NNNNNN.xmf) for ParaView, or "
+         "ascii (no XDMF)",
          [](auto& n, auto& c, auto& w) { c.output_format = as_string(n, w); },
          shown(&LbConfig::output_format)},
         {"fields", "which fields of density, velocity and mask",

@@ -3,7 +3,8 @@
 # every format and I/O grid, read back by haloex-lab (numpy memory map,
 # ASCII, h5py) with its own checksum code; the initial shear wave checked
 # against its analytic form; the formats identical to the bit; the XDMF
-# file's datasets opened with h5py as ParaView would; a PNG slice.
+# files' data (HDF5 datasets, binary files) of the sizes they state; a PNG
+# slice.
 set -eu
 (($# >= 6)) || { echo "usage: io_output.sh PYTHON HALOEX CASE DIR 'FORMATS' MPIEXEC [FLAGS...]" >&2; exit 2; }
 python=$1 haloex=$2 case=$3 dir=$4 formats=$5 mpiexec=$6
@@ -47,25 +48,34 @@ for step in ("000003", "000006"):
             assert got.dtype == r.dtype and np.array_equal(got.view(np.uint8), r.view(np.uint8)), (run, q, step)
 # A single binary file is a memory map, not a copy.
 assert isinstance(read_field("binary-111/velocity-000006.json"), np.memmap)
-# XDMF as ParaView reads it: every attribute's DataItem names an HDF5
-# dataset of the stated dimensions, on a mesh of the lattice's size.
-for run in [r for r in runs if r.startswith("hdf5")]:
+# XDMF as ParaView reads it (tests/paraview opens it in ParaView itself):
+# every attribute's DataItem names an HDF5 dataset or a binary file of the
+# stated dimensions, one value per cell of a mesh of the lattice's size
+# (points z+1, y+1, x+1); ASCII outputs have no XDMF.
+for run in [r for r in runs if not r.startswith("ascii")]:
     root = ET.parse(f"{run}/fields-000006.xmf").getroot()
     grids = [g for g in root.iter("Grid") if g.get("GridType") == "Uniform"]
     assert len(grids) == (1 if run.endswith("111") else 2), run
     cells = 0
     names = set()
     for g in grids:
-        dims = [int(v) for v in g.find("Topology").get("Dimensions").split()]
+        dims = [int(v) - 1 for v in g.find("Topology").get("Dimensions").split()]
         cells += math.prod(dims)
         for a in g.findall("Attribute"):
             names.add(a.get("Name"))
             item = a.find("DataItem")
-            file, dset = item.text.strip().split(":")
-            with h5py.File(Path(run) / file, "r") as h:
-                assert list(h[dset].shape) == [int(v) for v in item.get("Dimensions").split()], (run, file)
-                assert list(h[dset].shape[:3]) == dims, (run, file)
+            shape = [int(v) for v in item.get("Dimensions").split()]
+            assert shape[:3] == dims, (run, shape, dims)
+            if item.get("Format") == "HDF":
+                file, dset = item.text.strip().split(":")
+                with h5py.File(Path(run) / file, "r") as h:
+                    assert list(h[dset].shape) == shape, (run, file)
+            else:
+                assert item.get("Format") == "Binary" and item.get("Endian") == "Little", run
+                size = (Path(run) / item.text.strip()).stat().st_size
+                assert size == math.prod(shape) * int(item.get("Precision")), (run, item.text)
     assert cells == nx * ny and names == {"density", "velocity", "mask"}, (run, cells, names)
+assert not list(Path("ascii-111").glob("*.xmf"))
 print("io_output: formats, I/O grids, analytic initial state and XDMF all check")
 PY
 "$python" -m haloex_lab show ${formats##* }-211/velocity-000006.json -o slice.png -c ux

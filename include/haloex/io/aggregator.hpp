@@ -1,11 +1,12 @@
 #pragma once
 // The aggregator: a rank's interior values of one quantity copied into the
-// order they take on file (x slowest, components together), independent of
+// order they take on file (x fastest, components together), independent of
 // the field's layout and halo. It is what a file format writes from and
 // reads into, and the copy is what lets an asynchronous write go on while
 // the field changes.
 #include <array>
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "haloex/field/field.hpp"
@@ -14,8 +15,9 @@
 
 namespace haloex {
 
-/// One rank's interior values of one quantity in file order (x slowest,
-/// components together): what a file format writes from and reads into.
+/// One rank's interior values of one quantity in file order (x fastest,
+/// then y, then z; the components of a site together): what a file format
+/// writes from and reads into.
 class Aggregator {
  public:
   /// Storage for this rank's interior sites of `element`.
@@ -41,13 +43,44 @@ class Aggregator {
     return reinterpret_cast<T*>(data_.data());
   }
 
+  /// Position of local interior site (i, j, k) in the values (times ncomp
+  /// for its first element).
+  size_t site(long i, long j, long k) const {
+    return static_cast<size_t>((k * extent_[1] + j) * extent_[0] + i);
+  }
+
   /// Copy the interior of a field in (element type and ncomp must match).
-  /// OpenMP threads over the slowest dimension.
+  /// OpenMP threads over z-tiles and y.
   void pack(const FieldView& field);
   /// Copy back into a field's interior (its halo is left alone).
   void unpack(const FieldView& field) const;
 
+  /// Fill from values in x-slowest local order (site (i, j, k) at
+  /// (i * ny + j) * nz + k, the order of the LB solver's site arrays).
+  template <class T>
+  void assign_x_slowest(std::span<const T> v) {
+    check_type(sizeof(T));
+    from_x_slowest(reinterpret_cast<const std::byte*>(v.data()), v.size() * sizeof(T));
+  }
+  /// The values in x-slowest local order, as bytes (what a C-order array of
+  /// the subdomain holds, as .npy writes it).
+  std::vector<std::byte> x_slowest_bytes() const {
+    std::vector<std::byte> out(bytes());
+    to_x_slowest(out.data(), out.size());
+    return out;
+  }
+  /// The values in x-slowest local order.
+  template <class T>
+  std::vector<T> x_slowest() const {
+    check_type(sizeof(T));
+    std::vector<T> out(bytes() / sizeof(T));
+    to_x_slowest(reinterpret_cast<std::byte*>(out.data()), bytes());
+    return out;
+  }
+
  private:
+  void from_x_slowest(const std::byte* v, size_t n);
+  void to_x_slowest(std::byte* v, size_t n) const;
   void check_type(size_t size) const;
   void check_field(const FieldShape& s) const;
   void copy(const FieldView& field, bool into_field) const;

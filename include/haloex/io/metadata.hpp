@@ -37,6 +37,23 @@ IoType io_type_of(ElementType t);
 /// every value of the type, with the digits that read back to the same bits.
 size_t ascii_width(IoType t);
 
+/// The order of the sites in a file. haloex writes x fastest, then y, then z
+/// (the order XDMF and VTK read, so that viewers put x on their X axis);
+/// files written by haloex 0.1.0 before this order are x slowest and are
+/// still read.
+enum class SiteOrder {
+  x_fastest,  ///< x fastest, then y, then z: what haloex writes
+  x_slowest   ///< x slowest, z fastest: haloex 0.1.0's files (read only)
+};
+
+/// "x_fastest" or "x_slowest", as the metadata's "site_order" names them.
+std::string to_string(SiteOrder o);
+/// The lattice dimensions from the slowest to the fastest in `o`
+/// ({2, 1, 0} for x fastest).
+std::array<int, 3> slowest_first(SiteOrder o);
+/// The position of site `p` in a block of `extent` sites stored in order `o`.
+long site_index(SiteOrder o, const std::array<long, 3>& p, const std::array<long, 3>& extent);
+
 /// What one lattice site holds: ncomp values of one type, with names.
 struct IoElement {
   IoType type = IoType::f64;            ///< element type
@@ -64,6 +81,7 @@ struct IoMetadata {
   IoFormat format = IoFormat::binary;               ///< file format
   IoElement element;                                ///< what one site holds
   std::string endianness = "little";                ///< byte order of binary values
+  SiteOrder order = SiteOrder::x_fastest;           ///< order of the sites in each file
   int ndim = 3;                                     ///< dimensions of the lattice
   std::array<long, 3> size{1, 1, 1};                ///< global lattice sites per dimension
   std::array<bool, 3> periodic{true, true, true};   ///< periodicity per dimension
@@ -92,8 +110,9 @@ std::string metadata_dir(const std::string& metadata_path);
 /// The endianness of this machine, as the metadata names it.
 std::string native_endianness();
 
-/// Checksum of `n` values starting at global element index `first_index`
-/// (site index * ncomp + component): the sum modulo 2^64 of a hash of each
+/// Checksum term of one value at global element index `index` (the site's
+/// index in the whole lattice in file order, times ncomp, plus the
+/// component); a file's checksum is the sum modulo 2^64 of a hash of each
 /// element's index and bits. A sum, so that ranks holding any pieces of a
 /// file add up their parts, and it does not depend on the decomposition.
 uint64_t element_checksum(uint64_t index, const std::byte* value, size_t bytes);

@@ -1,0 +1,45 @@
+"""ParaView from haloex-lab: a screenshot of an output's XDMF file, drawn by
+ParaView itself (pvpython, under Xvfb when there is no display), so that a
+person sees which way the lattice lies."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from .fields import FieldError
+
+_INSTALL = "Debian: apt-get install paraview python3-paraview xvfb (scripts/install-deps.sh does)"
+
+
+def _command() -> list[str]:
+    pv = shutil.which("pvpython")
+    if pv is None:
+        raise FieldError(f"haloex-lab screenshot needs ParaView's pvpython, not on PATH ({_INSTALL})")
+    if os.environ.get("DISPLAY"):
+        return [pv]
+    xvfb = shutil.which("xvfb-run")
+    if xvfb is None:
+        raise FieldError(f"there is no display (DISPLAY is unset) and no xvfb-run to make one ({_INSTALL})")
+    return [xvfb, "-a", pv]
+
+
+def screenshot(xmf, out, quantity: str = "velocity") -> Path:
+    """Render the slice z = middle of `xmf`, coloured by |quantity|, to the PNG `out`."""
+    xmf, out = Path(xmf), Path(out)
+    try:
+        text = xmf.read_text()
+    except OSError as e:
+        raise FieldError(f"{xmf}: cannot read the XDMF file: {e.strerror}") from None
+    step = re.search(r'<Time Value="(\d+)"', text)
+    at = f"step {step.group(1)}" if step else "step ?"
+    title = f"{quantity} magnitude on the slice z = middle, {at}  ({xmf.name})"
+    cmd = [*_command(), str(Path(__file__).with_name("pv_render.py")), str(xmf), str(out), quantity, title]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not out.exists():
+        last = (done.stderr.strip() or done.stdout.strip()).splitlines()[-3:]
+        raise FieldError(f"ParaView could not render {xmf}: " + " / ".join(last))
+    return out
