@@ -4,6 +4,7 @@ recommendation of the fastest strategy per subdomain size."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -14,6 +15,27 @@ CALLS = 2000  # the 2016 paper reports the time for 2000 calls of the halo routi
 
 def _tuple(v):
     return tuple(v) if isinstance(v, list) else v
+
+
+def machine(r: dict) -> tuple:
+    """Where a record ran, as far as it decides whether two results are
+    comparable: the machine (host names without their trailing node
+    numbers, so nid001 and nid002 are one machine), the MPI library, the
+    launcher and the MPI settings of the environment (OMPI_MCA_*, MPICH_*,
+    ...). Records written before haloex recorded placement give their host
+    and MPI library only."""
+    p = r.get("placement") or {}
+    hosts = p.get("hosts") or [r.get("host", "?")]
+    stems = tuple(sorted({re.sub(r"[-_]?\d+$", "", h) or h for h in hosts}))
+    env = tuple(sorted((p.get("mpi_env") or {}).items()))
+    return (stems, r.get("mpi_library", "?"), p.get("launcher", "?"), env)
+
+
+def machine_text(key: tuple) -> str:
+    stems, lib, launcher, env = key
+    settings = " ".join(f"{k}={v}" for k, v in env) or "no MPI settings"
+    lib = lib.split(",")[0]  # "Open MPI v4.1.4, package: ..." -> "Open MPI v4.1.4"
+    return f"{'+'.join(stems)}, {lib}, launcher {launcher}, {settings}"
 
 
 def halo_setup(r: dict) -> tuple:

@@ -250,6 +250,7 @@ def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False
     if todo and not (Path(camp.haloex).is_file() and os.access(camp.haloex, os.X_OK)):
         raise CampaignError(f"haloex program not found at {camp.haloex}; build it (make) or pass --haloex")
     env = dict(os.environ)
+    env["HALOEX_LAUNCHER"] = shlex.join(camp.mpirun)  # recorded in every record's placement
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     progress = Progress(len(todo))

@@ -43,13 +43,15 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--svg", action="store_true", help="also write SVG figures")
     cmp = sub.add_parser(
         "compare",
-        help="compare two .npy fields (e.g. a strategy's output with --serial's)",
-        description="Compare A with the reference B element by element: max absolute and "
-        "relative difference, and numpy's allclose rule |a - b| <= atol + rtol |b|. Exit code 0 "
-        "when they agree, 1 when they do not, 2 when they cannot be compared.",
+        help="compare two .npy fields, or two sets of results side by side",
+        description="Two .npy files: compare A with the reference B element by element: max absolute "
+        "and relative difference, and numpy's allclose rule |a - b| <= atol + rtol |b|; exit code 0 "
+        "when they agree, 1 when they do not, 2 when they cannot be compared. Two results files or "
+        "folders (e.g. the same campaign on two machines or under two MPI settings): a table of every "
+        "benchmark point both measured, the medians and their ratio B/A, and where each side ran.",
     )
-    cmp.add_argument("a", type=Path, help=".npy file to check")
-    cmp.add_argument("b", type=Path, help="reference .npy file (e.g. from haloex stencil --serial)")
+    cmp.add_argument("a", type=Path, help=".npy file to check, or results file or folder")
+    cmp.add_argument("b", type=Path, help="reference .npy file (e.g. from stencil --serial), or results")
     cmp.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default: %(default)g)")
     cmp.add_argument("--atol", type=float, default=1e-8, help="absolute tolerance (default: %(default)g)")
     sh = sub.add_parser(
@@ -88,6 +90,11 @@ def main(argv=None) -> int:
         if args.command == "run":
             camp = load_campaign(args.campaign, args.results, args.haloex)
             return run_campaign(camp, dry_run=args.dry_run, keep_going=args.keep_going)
+        if args.command == "compare" and not (args.a.suffix == ".npy" and args.b.suffix == ".npy"):
+            from .sidebyside import compare_results
+
+            print(compare_results(args.a, args.b))
+            return 0
         if args.command == "compare":
             from .compare import compare_files, format_comparison
 

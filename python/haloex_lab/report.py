@@ -13,6 +13,8 @@ from . import coll, figures
 from .analysis import (
     format_recommendations,
     halo_sweeps,
+    machine,
+    machine_text,
     recommendations,
     setup_text,
     speedups,
@@ -252,7 +254,11 @@ def _schedule_section(lb: list[dict], figdir: Path, formats) -> list[str]:
 def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tuple[Path, str]:
     """Write report.md and figures/ under `out` (default: the results folder,
     or the file's folder). Returns the report's path and the recommendation
-    table (markdown)."""
+    table (markdown).
+
+    Records from different machines or MPI configurations (analysis.machine)
+    are never drawn as one curve: each configuration gets its own part of the
+    report, with its figures in figures/m1/, figures/m2/, ..."""
     where = Path(where)
     records = load_results(where)
     out = Path(out) if out else (where if where.is_dir() else where.parent)
@@ -271,7 +277,43 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
         "",
         _metadata(records),
     ]
+    groups = defaultdict(list)
+    for r in records:
+        groups[machine(r)].append(r)
+    if len(groups) == 1:
+        body, rec_table = _sections(records, figdir, formats)
+        md += body
+    else:
+        md += [
+            "## Machines and configurations",
+            "",
+            "These results come from different machines or MPI configurations; each has its own part "
+            "below, and no curve joins two of them.",
+            "",
+            "| part | machine, MPI library, launcher, MPI settings | records |",
+            "|---|---|---:|",
+        ]
+        keys = sorted(groups, key=str)
+        md += [f"| m{i} | {machine_text(k)} | {len(groups[k])} |" for i, k in enumerate(keys, 1)]
+        md.append("")
+        tables = []
+        for i, k in enumerate(keys, 1):
+            body, table = _sections(groups[k], figdir / f"m{i}", formats)
+            # The sections link figures/NAME; this part's figures are in figures/mI/.
+            md += [f"# Part m{i}: {machine_text(k)}", ""]
+            md += [line.replace("](figures/", f"](figures/m{i}/") for line in body]
+            if table:
+                tables.append(f"On {machine_text(k)}:\n\n{table}")
+        rec_table = "\n".join(tables)
+    path = out / "report.md"
+    write_atomically(path, "\n".join(md) + "\n")
+    return path, rec_table
 
+
+def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], str]:
+    """The report's sections for records of one machine and configuration,
+    and the recommendation table."""
+    md = []
     sweeps, strong = halo_sweeps(records), strong_series(records)
     recs = recommendations(sweeps, strong)
     rec_table = format_recommendations(recs) if recs else ""
@@ -434,7 +476,4 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
 
     md += _collective_sections(records, figdir, formats)
     md += _io_section(records, figdir, formats)
-
-    path = out / "report.md"
-    write_atomically(path, "\n".join(md) + "\n")
-    return path, rec_table
+    return md, rec_table

@@ -129,7 +129,8 @@ def test_report_draws_the_collective_figures(tmp_path, coll_records):
         "bound_s": 5e-7,
     }
     path = tmp_path / "r.jsonl"
-    meta = {"haloex_version": "0", "ranks": 2, "threads_per_rank": 1, "date_utc": "d"}
+    meta = {"haloex_version": "0", "ranks": 2, "threads_per_rank": 1, "date_utc": "d", "host": "h"}
+    meta["mpi_library"] = "m"  # (all from one machine: one part of the report)
     path.write_text("".join(json.dumps({**meta, **r}) + "\n" for r in [*coll_records, ov, clock, *mon]))
     report, _ = build_report(path, tmp_path / "out")
     text = report.read_text()

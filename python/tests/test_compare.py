@@ -1,5 +1,8 @@
 """`haloex-lab compare` on arrays whose differences are known."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -66,3 +69,36 @@ def test_files_and_exit_codes(tmp_path, ref, capsys):
     assert main(["compare", str(tmp_path / "missing.npy"), str(b)]) == 2
     with pytest.raises(CompareError):
         compare_files(other, b)
+
+
+def _records(tmp_path, name, host, scale, env):
+    lines = (Path(__file__).parent / "data" / "small.jsonl").read_text().splitlines()
+    base = [json.loads(line) for line in lines]
+    out = []
+    for r in base:
+        r = dict(r, host=host, placement={"hosts": [host], "launcher": "mpirun", "mpi_env": env})
+        if "time_per_call_s" in r:
+            r["time_per_call_s"] = [t * scale for t in r["time_per_call_s"]]
+        out.append(r)
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in out))
+    return path
+
+
+def test_results_side_by_side(tmp_path, capsys):
+    a = _records(tmp_path, "a", "alpha", 1.0, {})
+    b = _records(tmp_path, "b", "beta", 2.0, {"OMPI_MCA_btl": "self,tcp"})
+    assert main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "A: " in out and "alpha" in out and "beta" in out and "OMPI_MCA_btl=self,tcp" in out
+    rows = [line for line in out.splitlines() if line.startswith("| halo |")]
+    assert rows and all(line.endswith("| 2.000 |") for line in rows), rows[:3]
+
+
+def test_results_with_nothing_in_common(tmp_path, capsys):
+    a = _records(tmp_path, "a", "alpha", 1.0, {})
+    c = {"benchmark": "stream", "kernel": "copy", "bandwidth_bytes_per_s": [1e9]}
+    c.update(haloex_version="0", ranks=1, threads_per_rank=1)
+    (tmp_path / "c.jsonl").write_text(json.dumps(c) + "\n")
+    assert main(["compare", str(a), str(tmp_path / "c.jsonl")]) == 2
+    assert "no benchmark point in common" in capsys.readouterr().err

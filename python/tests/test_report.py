@@ -272,3 +272,35 @@ def test_io_table_has_a_row_per_configuration_and_a_column_per_size(tmp_path):
         "| ranks | format | io_grid | ncomp | 16^3 | 32^3 |\n|---:|---|---|---:|---:|---:|\n"
         "| 2 | binary | 1x1x1 | 19 | - | 2.00 |\n| 4 | binary | 2x2x1 | 19 | 3.00 | 4.00 |\n"
     ) in table
+
+
+def _placed(r: dict, host: str, env: dict) -> dict:
+    hosts = [host] * r.get("ranks", 1)
+    return {
+        **r,
+        "host": host,
+        "placement": {"hosts": hosts, "launcher": "mpirun", "mpi_env": env, "cpus": ["0"] * len(hosts)},
+    }
+
+
+def test_machines_are_never_one_curve(tmp_path):
+    """The same sweep from two MPI configurations becomes two parts of the
+    report, each with its own figures; node numbers do not split a machine."""
+    base = [json.loads(line) for line in DATA.read_text().splitlines()]
+    a = [_placed(r, "nid001", {}) for r in base]
+    b = [_placed(r, "nid002", {}) for r in base]
+    c = [_placed(r, "nid001", {"OMPI_MCA_btl": "self,tcp"}) for r in base]
+    (tmp_path / "ab.jsonl").write_text("".join(json.dumps(r) + "\n" for r in a + b))
+    report, _ = build_report(tmp_path / "ab.jsonl", tmp_path / "one")
+    assert "## Machines and configurations" not in report.read_text()
+    (tmp_path / "ac.jsonl").write_text("".join(json.dumps(r) + "\n" for r in a + c))
+    report, table = build_report(tmp_path / "ac.jsonl", tmp_path / "two")
+    text = report.read_text()
+    assert "## Machines and configurations" in text
+    assert "# Part m1: nid, " in text and "# Part m2: nid, " in text
+    assert "OMPI_MCA_btl=self,tcp" in text
+    for part in ("m1", "m2"):
+        assert any((tmp_path / "two" / "figures" / part).glob("*.png")), part
+        assert f"](figures/{part}/" in text
+    assert "](figures/halo" not in text  # no figure outside a part
+    assert table.count("On nid,") == 2

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "haloex/bench/placement.hpp"
 #include "haloex/bench/stats.hpp"
 #include "haloex/build_info.hpp"
 #include "haloex/core/mpi.hpp"
@@ -44,7 +45,8 @@ nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark) {
                           {"date_utc", date},
                           {"ranks", comm_size(comm)},
                           {"threads_per_rank", max_threads},
-                          {"threads_source", threads_source()}});
+                          {"threads_source", threads_source()},
+                          {"placement", placement(comm)}});
   return j;
 }
 

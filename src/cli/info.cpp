@@ -65,8 +65,17 @@ void add_info(CLI::App& app, Runner& run) {
                 << (threads.ranks_sharing == 1 ? " rank)\n" : " ranks)\n")
                 << "Build:          " << build::build_type << ", " << build::compiler << "\n"
                 << "C++ flags:      " << build::cxx_flags << "\n"
-                << "Host:           " << j["host"].get<std::string>() << "\n"
-                << "Strategies:    ";
+                << "Host:           " << j["host"].get<std::string>() << "\n";
+      const nlohmann::json& p = j["placement"];
+      std::cout << "Placement:      launcher " << p["launcher"].get<std::string>() << "; ranks per host:";
+      for (const auto& [host, n] : p["ranks_per_host"].items()) std::cout << " " << host << " " << n;
+      std::cout << "\nRank CPUs:     ";
+      for (const auto& c : p["cpus"]) std::cout << " [" << c.get<std::string>() << "]";
+      std::cout << "\nMPI settings:  ";
+      if (p["mpi_env"].empty()) std::cout << " (none of OMPI_MCA_, MPICH_, I_MPI_, FI_, UCX_ set)";
+      for (const auto& [name, value] : p["mpi_env"].items())
+        std::cout << " " << name << "=" << value.get<std::string>();
+      std::cout << "\nStrategies:    ";
       for (const auto& s : strategies()) std::cout << " " << s.name;
       std::cout << "\nOutput formats: binary ascii"
                 << (hdf5_available() ? " hdf5 (parallel HDF5)" : " (hdf5: not built in)") << std::endl;

@@ -6,7 +6,10 @@ set -eu
 launch=$1 haloex=$2 dir=$3
 [[ -x $haloex && ! -d $haloex ]] || { echo "not an executable: $haloex" >&2; exit 2; }
 rm -rf "$dir" && mkdir -p "$dir"
-$launch "$haloex" bench halo -m 6,8 -i 20 -r 3 -x 2 -s staged,direct,neighbor -o "$dir/halo.jsonl" -q | tee "$dir/table.txt"
+# (An MPI setting in the environment, which every record must list.)
+OMPI_MCA_btl_base_warn_component_unused=0 \
+  $launch "$haloex" bench halo -m 6,8 -i 20 -r 3 -x 2 -s staged,direct,neighbor -o "$dir/halo.jsonl" -q |
+  tee "$dir/table.txt"
 grep -q "^staged " "$dir/table.txt"
 test ! -e "$dir/halo.jsonl.tmp"
 python3 - "$dir/halo.jsonl" <<'PY'
@@ -41,6 +44,14 @@ for r in rows:
     assert abs(r["line_bound_s"] - r["line_bytes"] / (bw / 2)) <= 1e-9 * r["line_bound_s"]
     assert abs(r["bound_fraction"] - r["line_bound_s"] / med) <= 1e-9 * r["bound_fraction"]
     assert r["field_memory"] == "heap", r["field_memory"]
+    # Where it ran: every rank's host and CPUs, the launcher, the MPI settings
+    # (and not Open MPI's own wiring).
+    p = r["placement"]
+    assert p["hosts"] == [r["host"]] * 2 and p["ranks_per_host"] == {r["host"]: 2}, p
+    assert len(p["cpus"]) == 2 and all(c and set(c) <= set("0123456789,-") for c in p["cpus"]), p["cpus"]
+    assert p["launcher"] == "mpirun (Open MPI)" or "MPICH" in r["mpi_library"], p["launcher"]
+    assert "OMPI_MCA_btl_base_warn_component_unused" in p["mpi_env"] or "MPICH" in r["mpi_library"], p
+    assert not [k for k in p["mpi_env"] if k.startswith(("OMPI_MCA_orte_", "OMPI_MCA_ess"))], p["mpi_env"]
 print(f"{len(rows)} records OK")
 PY
 

@@ -23,8 +23,8 @@ std::string version_text();
 /// Metadata every record carries: tool version, git commit, MPI library and
 /// standard version, host, UTC date, ranks, OpenMP threads and what chose
 /// their number ("threads_source": "OMP_NUM_THREADS" or "affinity", see
-/// threads_source), build type. Collective over comm (ranks may differ in
-/// host names).
+/// threads_source), build type, and where every rank ran ("placement": see
+/// placement()). Collective over comm.
 nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark);
 
 /// Put raw samples and their statistics under one quantity's name: `q`
