@@ -570,6 +570,8 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
           // Two of the 2-thread cases share their sweeps by tasks.
           c.schedule = v == 3 || v == 6 ? Schedule::taskloop : Schedule::worksharing;
           c.layout = (v >> 2) & 1 ? Layout::aos : Layout::soa;
+          // Half the interior-overlap cases drive MPI progress after every row.
+          c.mpi_progress_rows = (v >> 1) & 1 ? 1 : 0;
           c.field_memory = memory;
           // The one combination the input check refuses for node memory.
           if (memory == FieldMemory::node && c.kernel == Kernel::aa && c.halo == HaloMode::full &&
@@ -593,7 +595,8 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
             same = f.size() == ref.size() && std::memcmp(f.data(), ref.data(), f.size() * 8) == 0;
           ASSERT_TRUE(bcast_ok(same))
               << set << " " << kernel << " " << strategy << " " << overlap << " " << to_string(c.halo) << " "
-              << to_string(c.layout) << " " << threads << " threads, " << size << " ranks";
+              << to_string(c.layout) << " " << threads << " threads, " << size << " ranks, progress every "
+              << c.mpi_progress_rows << " rows";
         }
   EXPECT_GT(runs, 0);
 }

@@ -7,7 +7,9 @@
 #include <string>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <ostream>
 
@@ -90,19 +92,21 @@ std::vector<lb::LbConfig> configurations(const LbBenchOptions& opt, const lb::Lb
     for (auto l : opt.layouts)
       for (const auto& s : opt.strategies)
         for (auto o : opt.overlaps)
-          for (auto c : opt.collisions)
-            for (auto sc : opt.schedules)
-              for (auto g : opt.geometries) {
-                lb::LbConfig x = base;
-                x.kernel = k;
-                x.layout = l;
-                x.strategy = s;
-                x.overlap = o;
-                x.collision = c;
-                x.schedule = sc;
-                if (g == LbGeometry::channel) x.periodic = {true, false, base.size[2] == 1};
-                out.push_back(x);
-              }
+          for (long p : o == lb::Overlap::interior ? opt.mpi_progress_rows : std::vector<long>{0})
+            for (auto c : opt.collisions)
+              for (auto sc : opt.schedules)
+                for (auto g : opt.geometries) {
+                  lb::LbConfig x = base;
+                  x.kernel = k;
+                  x.layout = l;
+                  x.strategy = s;
+                  x.overlap = o;
+                  x.mpi_progress_rows = p;
+                  x.collision = c;
+                  x.schedule = sc;
+                  if (g == LbGeometry::channel) x.periodic = {true, false, base.size[2] == 1};
+                  out.push_back(x);
+                }
   return out;
 }
 
@@ -112,8 +116,10 @@ LbGeometry geometry_of(const lb::LbConfig& c) {
 
 std::string config_name(const lb::LbConfig& c) {
   using lb::to_string;
+  // (interior+pN: MPI progress every N rows)
+  const std::string progress = c.mpi_progress_rows > 0 ? "+p" + std::to_string(c.mpi_progress_rows) : "";
   return to_string(c.kernel) + "/" + haloex::to_string(c.layout) + "/" + c.strategy + "/" +
-         to_string(c.overlap) + "/" + to_string(c.collision) + "/" + to_string(c.schedule) + "/" +
+         to_string(c.overlap) + progress + "/" + to_string(c.collision) + "/" + to_string(c.schedule) + "/" +
          haloex::to_string(geometry_of(c));
 }
 
@@ -136,10 +142,11 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
   if (thread_counts.empty()) thread_counts.push_back(omp_get_max_threads());
   std::vector<LbBenchResult> out;
   const int node_ranks = comm_size(node_comm(comm).get());
-  for (long L : opt.sizes) {
+  for (const std::array<long, 3>& L : opt.sizes) {
+    const std::string Ltext = lb_size_text(L, vs.ndim);
     lb::LbConfig base;
     base.velocity_set = opt.velocity_set;
-    base.size = {L, L, vs.ndim == 3 ? L : 1};
+    base.size = L;
     base.init = "uniform";
     base.velocity = {0.01, 0.005, vs.ndim == 3 ? 0.002 : 0.0};
     base.monitor_mode = opt.monitor;
@@ -163,7 +170,7 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
       const double node_state = 8.0 * vs.q * static_cast<double>(local_sites) * node_ranks;
       const long llc = last_level_cache_bytes();
       if (rank == 0 && llc > 0 && node_state <= 2.0 * static_cast<double>(llc))
-        log << "# note: L=" << L << ": the lattice state on this node (" << node_state / 1048576.0
+        log << "# note: L=" << Ltext << ": the lattice state on this node (" << node_state / 1048576.0
             << " MiB) is within twice the " << llc / 1048576
             << " MiB last-level cache: a cache figure, not a memory one\n"
             << std::flush;
@@ -186,7 +193,8 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
       std::vector<LbBenchResult> res(configs.size());
       for (int r = 0; r < opt.repeats; ++r) {
         if (talk)
-          log << "# L=" << L << " threads=" << threads << ": sample " << r + 1 << "/" << opt.repeats << "\n"
+          log << "# L=" << Ltext << " threads=" << threads << ": sample " << r + 1 << "/" << opt.repeats
+              << "\n"
               << std::flush;
         sres[0].samples.push_back(stream.measure(comm, 5, 1));
         sres[1].samples.push_back(stream.measure(comm, 5, vs.q));
@@ -232,25 +240,54 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
   return rank == 0 ? out : std::vector<LbBenchResult>{};
 }
 
+std::array<long, 3> parse_lb_size(const std::string& text, int ndim, const std::string& what) {
+  std::vector<long> v;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t x = std::min(text.find('x', at), text.size());
+    const std::string part = text.substr(at, x - at);
+    char* end = nullptr;
+    errno = 0;
+    const long n = std::strtol(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0' || errno == ERANGE || n < 1 || n > 1L << 24)
+      throw InputError(what + ": '" + text + "' is not a lattice size (L, or NXxNY" +
+                       (ndim == 3 ? "xNZ" : "") + ", each from 1 to 16777216)");
+    v.push_back(n);
+    at = x + 1;
+  }
+  if (v.size() == 1) return {v[0], v[0], ndim == 3 ? v[0] : 1};
+  if (static_cast<int>(v.size()) != ndim)
+    throw InputError(what + ": '" + text + "' has " + std::to_string(v.size()) + " sizes, the " +
+                     std::to_string(ndim) + "-D lattice needs 1 or " + std::to_string(ndim));
+  return {v[0], v[1], ndim == 3 ? v[2] : 1};
+}
+
+std::string lb_size_text(const std::array<long, 3>& s, int ndim) {
+  if (s[0] == s[1] && (ndim == 2 || s[1] == s[2])) return std::to_string(s[0]);
+  return std::to_string(s[0]) + "x" + std::to_string(s[1]) + (ndim == 3 ? "x" + std::to_string(s[2]) : "");
+}
+
 std::string format_lb_table(const std::vector<LbBenchResult>& results) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%6s %7s  %-44s %10s %10s %9s %8s %8s %8s %12s %9s\n", "L", "threads",
+  std::snprintf(line, sizeof line, "%11s %7s  %-44s %10s %10s %9s %8s %8s %8s %12s %9s\n", "L", "threads",
                 "config", "MLUPS", "mean", "std", "roofline", "fraction", "q-frac", "halo ms/step", "ratio");
   s += line;
   for (const LbBenchResult& r : results) {
     if (is_sweep(r.config)) {
       std::snprintf(line, sizeof line,
-                    "%6ld %7d  %-44s %10.2f GB/s in-place RMW (median) %s; %.1f MLUPS at %.0f B/update\n",
-                    r.size, r.threads, r.config.c_str(), r.summary.median / 1e9,
+                    "%11s %7d  %-44s %10.2f GB/s in-place RMW (median) %s; %.1f MLUPS at %.0f B/update\n",
+                    lb_size_text(r.size, r.size[2] == 1 ? 2 : 3).c_str(), r.threads, r.config.c_str(),
+                    r.summary.median / 1e9,
                     r.config == "stream" ? "of 1 array: roofline" : "over q arrays: q-roofline",
                     r.roofline_mlups, r.bytes_per_update);
       s += line;
       continue;
     }
-    std::snprintf(line, sizeof line, "%6ld %7d  %-44s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %9.3f\n",
-                  r.size, r.threads, r.config.c_str(), r.summary.median, r.summary.mean, r.summary.stddev,
-                  r.roofline_mlups, r.fraction, r.fraction_q, r.halo_median_s * 1e3, r.ratio_to_first);
+    std::snprintf(line, sizeof line, "%11s %7d  %-44s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %9.3f\n",
+                  lb_size_text(r.size, r.size[2] == 1 ? 2 : 3).c_str(), r.threads, r.config.c_str(),
+                  r.summary.median, r.summary.mean, r.summary.stddev, r.roofline_mlups, r.fraction,
+                  r.fraction_q, r.halo_median_s * 1e3, r.ratio_to_first);
     s += line;
   }
   return s;
@@ -267,8 +304,10 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
     j["threads_per_rank"] = r.threads;
     if (!opt.threads.empty()) j["threads_source"] = "--threads";  // the sweep set each count itself
     j["velocity_set"] = opt.velocity_set;
-    j["size"] = r.size;
-    j["lattice_sites"] = std::pow(static_cast<double>(r.size), ndim);
+    // "size": the x edge (L of a cubic lattice); "global_size": all three.
+    j["size"] = r.size[0];
+    j["global_size"] = r.size;
+    j["lattice_sites"] = static_cast<double>(r.size[0] * r.size[1] * (ndim == 3 ? r.size[2] : 1));
     j["config"] = r.config;
     j["steps_per_sample"] = opt.steps;
     j["last_level_cache_bytes"] = llc;
@@ -285,6 +324,7 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
       j["layout"] = to_string(r.lb.layout);
       j["strategy"] = r.lb.strategy;
       j["overlap"] = lb::to_string(r.lb.overlap);
+      j["mpi_progress_rows"] = r.lb.mpi_progress_rows;
       j["collision"] = lb::to_string(r.lb.collision);
       j["schedule"] = lb::to_string(r.lb.schedule);
       j["geometry"] = to_string(geometry_of(r.lb));

@@ -9,6 +9,7 @@
 #include "haloex/bench/record.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/grid/decomposition.hpp"
+#include "haloex/lb/velocity_set.hpp"
 
 namespace haloex::cli {
 
@@ -21,6 +22,7 @@ struct Args {
   std::string layouts = "soa";
   std::string strategies = "auto";
   std::string overlaps = "none";
+  std::string progress_rows = "0";
   std::string collisions = "bgk";
   std::string schedules = "worksharing";
   std::string geometries = "box";
@@ -50,7 +52,8 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       "interleaved with two in-place read-modify-write sweeps that measure the memory bandwidth in the\n"
       "same run: over one array (the roofline, bandwidth / (2 x q x 8 bytes) per update: 'fraction')\n"
       "and over q arrays, a cache line of each in turn as an SoA kernel reads them ('q-frac').");
-  cmd->add_option("-m,-L,--sizes", a->sizes, "Global lattice edge L, comma-separated (e.g. 64,128)")
+  cmd->add_option("-m,-L,--sizes", a->sizes,
+                  "Global lattices, comma-separated: an edge L (L^3) or NXxNYxNZ (e.g. 64,128x64x64)")
       ->capture_default_str();
   cmd->add_option("--velocity-set", a->velocity_set, "D2Q9, D3Q15, D3Q19 or D3Q27")->capture_default_str();
   cmd->add_option("-k,--kernels", a->kernels, "Kernels: aa (in place), pull (two grids)")
@@ -58,6 +61,10 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   cmd->add_option("--layouts", a->layouts, "Layouts: soa, aos")->capture_default_str();
   cmd->add_option("-s,--strategies", a->strategies, "Halo strategies")->capture_default_str();
   cmd->add_option("--overlap", a->overlaps, "Overlap modes: none, interior, map")->capture_default_str();
+  cmd->add_option("--mpi-progress-rows", a->progress_rows,
+                  "With interior overlap: rows of the main thread between MPI progress calls while the "
+                  "interior is updated, comma-separated (0: off; e.g. 0,16,64)")
+      ->capture_default_str();
   cmd->add_option("--collision", a->collisions,
                   "Collision operators: bgk, trt (the peer kernels of RRZE lbm-benchmark-kernels time TRT)")
       ->capture_default_str();
@@ -81,7 +88,10 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice& threads) {
       LbBenchOptions o;
-      o.sizes = parse_long_list(a->sizes, "--sizes");
+      const int ndim = lb::velocity_set(a->velocity_set).ndim;
+      o.sizes.clear();
+      for (const std::string& w : split_names(a->sizes)) o.sizes.push_back(parse_lb_size(w, ndim, "--sizes"));
+      if (o.sizes.empty()) throw InputError("--sizes needs at least one entry");
       o.velocity_set = a->velocity_set;
       o.kernels = parse_list(a->kernels, "--kernels", lb::parse_choice<lb::Kernel>);
       o.layouts = parse_list(a->layouts, "--layouts",
@@ -89,6 +99,9 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       o.strategies = parse_list(a->strategies, "--strategies",
                                 [](const std::string& w, const std::string&) { return w; });
       o.overlaps = parse_list(a->overlaps, "--overlap", lb::parse_choice<lb::Overlap>);
+      o.mpi_progress_rows = parse_long_list(a->progress_rows, "--mpi-progress-rows");
+      for (long p : o.mpi_progress_rows)
+        if (p < 0) throw InputError("--mpi-progress-rows entries must be >= 0 (0: off)");
       o.collisions = parse_list(a->collisions, "--collision", lb::parse_choice<lb::Collision>);
       o.schedules = parse_list(a->schedules, "--schedule", lb::parse_choice<lb::Schedule>);
       o.geometries = parse_list(a->geometries, "--geometry", parse_lb_geometry);

@@ -173,6 +173,7 @@ class Auto final : public Strategy {
 
   void do_begin(std::span<const FieldView> fields) override { chosen_->begin(fields); }
   void do_end(std::span<const FieldView>) override { chosen_->end(); }
+  void do_progress() override { chosen_->progress(); }
 
   std::unique_ptr<Strategy> chosen_;
   std::vector<CandidateTime> measured_;

@@ -4,6 +4,11 @@
 
 namespace haloex {
 
+void Strategy::do_progress() {
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, plan_.decomposition().comm(), &flag, MPI_STATUS_IGNORE);
+}
+
 void Strategy::begin(std::span<const FieldView> fields) {
   if (active_) throw Error(std::string(name()) + ": begin() called again before end()");
   plan_.check(fields);

@@ -241,6 +241,13 @@ const std::map<std::string, std::vector<Key>>& keys() {
         {"overlap", "none, interior or map",
          [](auto& n, auto& c, auto& w) { c.overlap = parse_choice<Overlap>(as_string(n, w), w); },
          shown(&LbConfig::overlap)},
+        {"mpi_progress_rows",
+         "with overlap = interior: while the interior is updated, the main thread drives MPI's progress "
+         "engine (Strategy::progress, one MPI_Iprobe) after every this many of its rows, so that halo "
+         "messages "
+         "move before the exchange ends; 0: off",
+         [](auto& n, auto& c, auto& w) { c.mpi_progress_rows = as_long(n, w); },
+         shown(&LbConfig::mpi_progress_rows)},
         {"halo", "reduced (only the populations that cross, exact for every kernel) or full",
          [](auto& n, auto& c, auto& w) {
            const std::string h = as_string(n, w);
@@ -477,6 +484,7 @@ void validate(const LbConfig& c) {
           w + ": the " + o.shape + " covers no site of the lattice (sites 0 .. size - 1 in each dimension)");
   }
   if (c.steps < 0) bad(s, "run.steps must be >= 0");
+  if (c.mpi_progress_rows < 0) bad(s, "run.mpi_progress_rows must be >= 0 (0: off)");
   // In node memory `shm` reads a neighbour's populations while they are in
   // place; during an overlapped AA step the kernel rewrites populations of
   // the boundary layer that a full halo sends (never ones a reduced halo does).
@@ -539,6 +547,7 @@ nlohmann::json config_json(const LbConfig& c) {
   j["layout"] = to_string(c.layout);
   j["strategy"] = c.strategy;
   j["overlap"] = to_string(c.overlap);
+  j["mpi_progress_rows"] = c.mpi_progress_rows;
   j["halo"] = to_string(c.halo);
   j["schedule"] = to_string(c.schedule);
   j["periodic_wrap"] = c.periodic_wrap;
@@ -561,10 +570,13 @@ nlohmann::json config_json(const LbConfig& c) {
 std::string lb_config_reference() {
   const LbConfig defaults;  // its initialisers are the one place the defaults are written
   std::ostringstream os;
+  size_t width = 0;  // the longest key and two spaces
+  for (auto& [section, ks] : keys())
+    for (const Key& k : ks) width = std::max(width, std::string_view(k.name).size() + 2);
   for (auto& [section, ks] : keys()) {
     os << "[" << section << "]\n";
     for (const Key& k : ks) {
-      os << "  " << std::left << std::setw(14) << k.name << k.doc;
+      os << "  " << std::left << std::setw(static_cast<int>(width)) << k.name << k.doc;
       if (k.show) os << " (default: " << k.show(defaults) << ")";
       os << "\n";
     }

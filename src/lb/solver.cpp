@@ -192,7 +192,8 @@ struct Solver::Impl {
 
   // The halo and the AA pattern's bookkeeping around it.
   HaloPart halo;
-  WallGuard guard;  // see make_guard()
+  Strategy* in_flight = nullptr;  // the exchange a sweep drives MPI progress for (run.mpi_progress_rows)
+  WallGuard guard;                // see make_guard()
 
   // Time stepping, monitoring and timing.
   Monitor monitor;
@@ -400,6 +401,7 @@ struct Solver::Impl {
   struct alignas(64) ThreadPart {
     Stats st;
     std::unique_ptr<EndBatches> ends;
+    long rows = 0;  // rows done (counted for MPI progress)
   };
 
   // Run `plain` over runs of fast sites, `site` over boundary sites and
@@ -449,6 +451,10 @@ struct Solver::Impl {
         else
           for (long r = lo; r < hi; ++r) site(row0 + r, snb, st);
       }
+      // The main thread (which began the exchange: MPI is funneled) moves
+      // the messages on now and then.
+      if (in_flight != nullptr && omp_get_thread_num() == 0 && ++part.rows % cfg.mpi_progress_rows == 0)
+        in_flight->progress();
     };
 #pragma omp parallel
     {
@@ -526,7 +532,9 @@ struct Solver::Impl {
     if (write_back) guard.restore(f0.data(), 0);  // its only writers, the local copies, are done
     if (interior) {
       ScopedTimer t(timers, t_update);
+      in_flight = cfg.mpi_progress_rows > 0 ? &strat : nullptr;
       st = update(boxes.inner);
+      in_flight = nullptr;
     } else if (overlap == Overlap::map) {
       ScopedTimer t(timers, t_map);
       map.build(f0.shape(), vs.ndim, map_kinds, offsets);

@@ -5,6 +5,7 @@
 // an SoA kernel).
 #include <mpi.h>
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,19 +25,27 @@ std::string to_string(LbGeometry g);
 /// "box" or "channel"; throws InputError naming `what`.
 LbGeometry parse_lb_geometry(const std::string& name, const std::string& what);
 
-/// What to measure. Sizes are global cubic edges L (an L^3 lattice, or L^2
-/// for D2Q9, split over the ranks). Every list is an axis; the
-/// configurations are their product, run interleaved.
+/// A global lattice from "L" (L^3, or L^2 when ndim is 2) or "NXxNY[xNZ]";
+/// throws InputError naming `what` otherwise.
+std::array<long, 3> parse_lb_size(const std::string& text, int ndim, const std::string& what);
+/// "L" for a cubic (square) lattice, "NXxNYxNZ" (or "NXxNY") otherwise.
+std::string lb_size_text(const std::array<long, 3>& size, int ndim);
+
+/// What to measure. Sizes are global lattices (nx, ny, nz; nz = 1 for
+/// D2Q9), split over the ranks. Every list is an axis; the configurations
+/// are their product, run interleaved.
 struct LbBenchOptions {
-  std::vector<long> sizes{64};                                        ///< global cubic edges L
+  std::vector<std::array<long, 3>> sizes{{64, 64, 64}};               ///< global lattices
   std::string velocity_set = "D3Q19";                                 ///< D2Q9, D3Q15, D3Q19 or D3Q27
   std::vector<lb::Kernel> kernels{lb::Kernel::aa, lb::Kernel::pull};  ///< streaming kernels
   std::vector<Layout> layouts{Layout::soa};                           ///< population layouts
   std::vector<std::string> strategies{"auto"};                        ///< halo strategies by name
   std::vector<lb::Overlap> overlaps{lb::Overlap::none};               ///< overlap modes
-  std::vector<lb::Collision> collisions{lb::Collision::bgk};          ///< collision operators
-  std::vector<lb::Schedule> schedules{lb::Schedule::worksharing};     ///< thread schedules
-  std::vector<LbGeometry> geometries{LbGeometry::box};                ///< lattices: box or channel
+  std::vector<long> mpi_progress_rows{
+      0};  ///< with interior overlap: rows between MPI progress calls (0: off)
+  std::vector<lb::Collision> collisions{lb::Collision::bgk};       ///< collision operators
+  std::vector<lb::Schedule> schedules{lb::Schedule::worksharing};  ///< thread schedules
+  std::vector<LbGeometry> geometries{LbGeometry::box};             ///< lattices: box or channel
   std::vector<int> threads;     ///< empty: the count chosen at start-up (choose_threads)
   std::string monitor = "off";  ///< monitoring mode: "off", "blocking" or "nonblocking"
   int steps = 20;               ///< steps per sample
@@ -47,8 +56,8 @@ struct LbBenchOptions {
 
 /// One configuration (or the bandwidth sweep) at one size and thread count.
 struct LbBenchResult {
-  long size = 0;    ///< L
-  int threads = 1;  ///< OpenMP threads per rank
+  std::array<long, 3> size{};  ///< the global lattice
+  int threads = 1;             ///< OpenMP threads per rank
   std::string
       config;       ///< "stream", "stream-q<q>" or kernel/layout/strategy/overlap/collision/schedule/geometry
   lb::LbConfig lb;  ///< the configuration's settings (not for the sweeps)

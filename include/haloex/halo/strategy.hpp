@@ -57,6 +57,16 @@ class Strategy {
     begin(fields);
     end();
   }
+  /// Drive MPI's progress engine while an exchange is in flight (nothing
+  /// otherwise): an overlapping solver calls it now and then while it
+  /// updates the interior, so that messages move (rendezvous handshakes,
+  /// single-copy reads) before end() instead of inside it. Cheap: one
+  /// MPI_Iprobe on the plan's communicator, which runs one pass of the
+  /// library's progress loop over every outstanding request. Funneled: the
+  /// thread that called begin() calls it.
+  void progress() {
+    if (active_) do_progress();
+  }
   /// Whether an exchange is in flight.
   bool active() const { return active_; }
   /// Time spent so far, by phase (for `auto`, the chosen strategy's).
@@ -76,6 +86,8 @@ class Strategy {
   virtual void do_begin(std::span<const FieldView> fields) = 0;
   /// What end() does, for the views handed to begin().
   virtual void do_end(std::span<const FieldView> fields) = 0;
+  /// What progress() does (see there); `auto` forwards to its choice.
+  virtual void do_progress();
   /// pack(), unpack() and the local copies of a stage, timed into times():
   /// derived classes call these, which hide the free functions.
   /// @{

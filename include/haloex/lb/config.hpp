@@ -107,11 +107,12 @@ struct LbConfig {
   std::vector<Obstacle> obstacles;  ///< solid shapes
   std::string mask_file;            ///< solid sites from a file: raw uint8, x fastest, nonzero = solid
   // [run]
-  long steps = 100;                           ///< time steps to run
-  Kernel kernel = Kernel::aa;                 ///< streaming kernel
-  Layout layout = Layout::soa;                ///< storage order of the populations
-  std::string strategy = "auto";              ///< halo strategy by name
-  Overlap overlap = Overlap::none;            ///< what the update does while halos travel
+  long steps = 100;                 ///< time steps to run
+  Kernel kernel = Kernel::aa;       ///< streaming kernel
+  Layout layout = Layout::soa;      ///< storage order of the populations
+  std::string strategy = "auto";    ///< halo strategy by name
+  Overlap overlap = Overlap::none;  ///< what the update does while halos travel
+  long mpi_progress_rows = 0;       ///< overlap = interior: drive MPI progress every this many rows (0: off)
   HaloMode halo = HaloMode::reduced;          ///< the populations the exchange carries
   Schedule schedule = Schedule::worksharing;  ///< how threads share a sweep
   bool periodic_wrap = true;  ///< kernels read across periodic boundaries a rank holds whole (no halo copy)
