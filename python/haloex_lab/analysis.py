@@ -314,3 +314,60 @@ def stencil_series(records: list[dict]) -> dict[str, list[tuple]]:
             title = f"message size, {k[0]}x{k[1]} on {k[2]} ranks, {k[3]}, {k[4]} iterations"
             groups["nz"].append((title, "nz", _by_strategy(recs, lambda r: r["nz"])))
     return groups
+
+
+@dataclass
+class LbScaling:
+    """One LB configuration on more and more ranks: median MLUPS per rank
+    count and the parallel efficiency against its own base (the fewest
+    ranks) and against the common base."""
+
+    config: str
+    ranks: list[int]
+    mlups: list[float]
+    own: list[float]  # E(p) = M(p) / (M(p0) p / p0)
+    common: list[float]  # E(p) = M(p) / (M_common(p0) p / p0)
+
+
+def lb_scaling(records: list[dict]) -> dict[tuple, tuple[str, list[LbScaling]]]:
+    """The chapter-6 study from `bench lb` records: strong scaling (one
+    global lattice, 'strong', ...) and weak scaling (the same sites per
+    rank, 'weak', ...), each config on at least two rank counts. Returns
+    {(kind, lattice or sites per rank, threads): (common base, [series])};
+    the common base is the blocking halo (sendrecv, no overlap) where there
+    is one, else the slowest configuration at the fewest ranks."""
+    lb = [r for r in records if r.get("benchmark") == "lb" and "mlups_samples" in r and "global_size" in r]
+    groups: dict[tuple, dict[str, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
+    for r in lb:
+        m = summarize(r["mlups_samples"]).median
+        cfg, ranks, t = r["config"], r["ranks"], r["threads_per_rank"]
+        groups[("strong", "x".join(map(str, r["global_size"])), t)][cfg][ranks] = m
+        groups[("weak", int(r["lattice_sites"] // ranks), t)][cfg][ranks] = m
+    out = {}
+    for key, configs in groups.items():
+        configs = {c: v for c, v in configs.items() if len(v) >= 2}
+        if not configs:
+            continue
+        p0 = min(min(v) for v in configs.values())
+        at_p0 = {c: v[p0] for c, v in configs.items() if p0 in v}
+        if not at_p0:
+            continue
+        blocking = [c for c in at_p0 if "/sendrecv/none/" in c]
+        base = blocking[0] if blocking else min(at_p0, key=at_p0.get)
+        series = []
+        for c, v in sorted(configs.items()):
+            ranks = sorted(v)
+            own0 = v[ranks[0]] * p0 / ranks[0]  # its own base, scaled to p0 ranks
+            # MLUPS count the whole lattice, so for strong and weak scaling
+            # alike the ideal is M(p0) p / p0.
+            series.append(
+                LbScaling(
+                    c,
+                    ranks,
+                    [v[p] for p in ranks],
+                    [v[p] / (own0 * p / p0) for p in ranks],
+                    [v[p] / (at_p0[base] * p / p0) for p in ranks],
+                )
+            )
+        out[key] = (base, series)
+    return out

@@ -452,3 +452,27 @@ def io_bandwidth(records: list[dict], out: Path, formats) -> list[str]:
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.legend(fontsize=7)
     return _save(fig, out, "io_bandwidth", formats)
+
+
+def lb_scaling(series: list, base: str, title: str, out: Path, name: str, formats) -> list[str]:
+    """The 2016 paper's chapter 6: MLUPS and parallel efficiency (against
+    each configuration's own base and against `base`) against ranks."""
+    fig, ax = plt.subplots(1, 3, figsize=(15, 4.6), constrained_layout=True)
+    for i, s in enumerate(series):
+        st = _style(i)
+        kw = {"marker": st["marker"], "color": st["color"], "markersize": 4}
+        ax[0].plot(s.ranks, s.mlups, label=s.config, **kw)
+        ax[1].plot(s.ranks, s.own, label=s.config, **kw)
+        ax[2].plot(s.ranks, s.common, label=s.config, **kw)
+    ranks = sorted({r for s in series for r in s.ranks})
+    for a in ax[1:]:
+        a.plot(ranks, [1.0] * len(ranks), ":", color="grey", label="ideal")
+    ax[0].set(xlabel="ranks", ylabel="MLUPS (median)", title="LB update rate")
+    ax[1].set(xlabel="ranks", ylabel="E(p) = M(p) / (M(p0) p / p0)", title="efficiency, own base")
+    ax[2].set(xlabel="ranks", ylabel="E(p)", title=f"efficiency against {base}")
+    for a in ax:
+        a.grid(alpha=0.3)
+        a.set_xticks(ranks)
+    ax[0].legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    return _save(fig, out, name, formats)

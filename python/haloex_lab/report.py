@@ -13,6 +13,7 @@ from . import coll, figures
 from .analysis import (
     format_recommendations,
     halo_sweeps,
+    lb_scaling,
     machine,
     machine_text,
     recommendations,
@@ -310,6 +311,38 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
     return path, rec_table
 
 
+def _lb_scaling_section(records: list[dict], figdir: Path, formats) -> list[str]:
+    """The 2016 paper's chapter 6: the whole LB application on more ranks."""
+    groups = lb_scaling(records)
+    if not groups:
+        return []
+    md = [
+        "## LB application scaling (the 2016 paper's chapter 6)",
+        "",
+        "`bench lb` on one global lattice (strong) or the same sites per rank (weak), each halo "
+        "configuration on several rank counts: median MLUPS, and the parallel efficiency "
+        "E(p) = M(p) / (M(p0) p / p0) against each configuration's own fewest-ranks run and against the "
+        "common base (the blocking `sendrecv` halo without overlap where measured).",
+        "",
+    ]
+    for i, ((kind, what, threads), (base, series)) in enumerate(sorted(groups.items(), key=str)):
+        lattice = f"global lattice {what}" if kind == "strong" else f"{what} sites per rank"
+        title = f"{kind} scaling, {lattice}, {threads} thread(s) per rank"
+        names = figures.lb_scaling(series, base, title, figdir, f"lb_scaling_{kind}_{i}", formats)
+        md += [
+            f"### {title}",
+            "",
+            _fig(names, title),
+            "| config | ranks | MLUPS | E own | E common |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for s in series:
+            for p, m, a, b in zip(s.ranks, s.mlups, s.own, s.common, strict=True):
+                md.append(f"| {s.config} | {p} | {m:.1f} | {a:.3f} | {b:.3f} |")
+        md.append("")
+    return md
+
+
 def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], str]:
     """The report's sections for records of one machine and configuration,
     and the recommendation table."""
@@ -457,6 +490,8 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
             )
         md.append("")
         md += _schedule_section(lb, figdir, formats)
+
+    md += _lb_scaling_section(records, figdir, formats)
 
     st = [r for r in records if r["benchmark"] == "stream"]
     if st:

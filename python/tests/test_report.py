@@ -11,6 +11,7 @@ from haloex_lab.analysis import (
     comm_work_ratio,
     halo_point,
     halo_sweeps,
+    lb_scaling,
     recommend,
     recommendations,
     speedups,
@@ -304,3 +305,43 @@ def test_machines_are_never_one_curve(tmp_path):
         assert f"](figures/{part}/" in text
     assert "](figures/halo" not in text  # no figure outside a part
     assert table.count("On nid,") == 2
+
+
+def _lb(config, ranks, size, mlups):
+    sites = size[0] * size[1] * size[2]
+    return {
+        "benchmark": "lb", "config": config, "ranks": ranks, "threads_per_rank": 1, "global_size": size,
+        "lattice_sites": float(sites), "size": size[0], "mlups_samples": [mlups] * 3, "haloex_version": "0",
+        "host": "h", "mpi_library": "m", "date_utc": "d",
+    }  # fmt: skip
+
+
+def test_lb_scaling_efficiencies_by_hand(tmp_path):
+    """Strong scaling of two configurations from 1 to 2 ranks, and a weak
+    point: efficiencies against their own and the blocking base, by hand."""
+    blocking = "aa/soa/sendrecv/none/bgk/worksharing/box"
+    overlapped = "aa/soa/direct/interior/bgk/worksharing/box"
+    recs = [
+        _lb(blocking, 1, [128, 64, 64], 100.0),
+        _lb(blocking, 2, [128, 64, 64], 150.0),
+        _lb(overlapped, 1, [128, 64, 64], 110.0),
+        _lb(overlapped, 2, [128, 64, 64], 198.0),
+        _lb(overlapped, 1, [64, 64, 64], 120.0),
+    ]
+    groups = lb_scaling(recs)
+    base, series = groups[("strong", "128x64x64", 1)]
+    assert base == blocking
+    by = {s.config: s for s in series}
+    assert by[blocking].own == pytest.approx([1.0, 0.75])
+    assert by[blocking].common == pytest.approx([1.0, 0.75])
+    assert by[overlapped].own == pytest.approx([1.0, 0.9])  # 198 / (110 * 2)
+    assert by[overlapped].common == pytest.approx([1.1, 0.99])  # against the blocking 100 at 1 rank
+    # Weak: 64^3 per rank on 1 (64^3) and 2 ranks (128x64x64); only `overlapped` has both.
+    base, series = groups[("weak", 64**3, 1)]
+    assert [s.config for s in series] == [overlapped]
+    assert series[0].own == pytest.approx([1.0, 198 / 240])
+    path = tmp_path / "lb.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    text = build_report(path, tmp_path)[0].read_text()
+    assert "## LB application scaling (the 2016 paper's chapter 6)" in text
+    assert f"| {overlapped} | 2 | 198.0 | 0.900 | 0.990 |" in text
