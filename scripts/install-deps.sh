@@ -23,6 +23,10 @@ declare -A why=(
   [python3-paraview]="pvpython, ParaView's scripting, for those tests"
   [xvfb]="a virtual display for ParaView's screenshots on a machine without one"
   [xauth]="what xvfb-run needs to start Xvfb"
+  [slurmctld]="Slurm's controller: the campaign tests start a one-node cluster"
+  [slurmd]="Slurm's node daemon, for that cluster"
+  [slurm-client]="srun, sbatch, squeue, scontrol: haloex-lab's srun and sbatch launchers"
+  [munge]="Slurm's authentication, started by the test with its own key"
   # the developer tools: make lint, test-asan, test-ubsan, fuzz, coverage, docs
   [clang]="libFuzzer targets (make fuzz)"
   [libclang-rt-14-dev]="clang's fuzzer and sanitizer runtimes"
@@ -33,7 +37,7 @@ declare -A why=(
   [doxygen]="the API reference from the public headers (make docs)"
 )
 core=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
-  paraview python3-paraview xvfb xauth)
+  paraview python3-paraview xvfb xauth slurmctld slurmd slurm-client munge)
 tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
 # "install-deps.sh" installs what make demo and make test need; "install-deps.sh
 # tools" adds the developer tools on top.

@@ -5,12 +5,21 @@ commands, run one by one with progress and resumable from the results file.
     name = "demo"
     results = "results/demo/results.jsonl"   # relative to the current directory
     haloex = "build/haloex"                  # or --haloex / $HALOEX
-    mpirun = ["mpirun"]                      # launcher; "-np N" is added (default: see default_launcher)
+    launcher = "mpirun"                      # mpirun (default), srun or sbatch
+    mpirun = ["mpirun"]                      # its command; "-np N" is added (default: see default_launcher)
+    srun = ["srun", "--mpi=pmix"]            # srun's command (srun and sbatch); -n, -N, ... are added
     timeout_s = 600                          # per point: a hang fails
+
+    [campaign.sbatch]                        # launcher = "sbatch": one batch script per point
+    time = "00:10:00"                        # each job's time limit
+    partition = "standard"                   # optional, as is account
+    extra = ["--qos=short"]                  # more #SBATCH options
+    poll_s = 5                               # seconds between looks at the queue
 
     [[points]]
     benchmark = "halo"          # halo, lb, pingpong, stream, stencil, clock, coll, overlap, monitor or io
-    ranks = [1, 2]              # one point per rank count ...
+    ranks = [1, 2]              # one point per rank count, or nodes x tasks_per_node:
+    # nodes = [1, 2]; tasks_per_node = [2, 4]   (ranks = their product)
     threads = [1]               # ... per OpenMP thread count ...
     sizes = [16, 24, 32]        # ... and per size (-m for halo/coll/overlap,
                                 # -L for lb/monitor/io, --nz for stencil)
@@ -44,8 +53,10 @@ BENCHMARKS = {
     "monitor": "-L",
     "io": "-L",
 }
-CAMPAIGN_KEYS = {"name", "results", "haloex", "mpirun", "timeout_s"}
-POINT_KEYS = {"benchmark", "ranks", "threads", "sizes", "global", "args", "name"}
+CAMPAIGN_KEYS = {"name", "results", "haloex", "launcher", "mpirun", "srun", "sbatch", "timeout_s"}
+POINT_KEYS = {"benchmark", "ranks", "nodes", "tasks_per_node", "threads", "sizes", "global", "args", "name"}
+LAUNCHERS = ("mpirun", "srun", "sbatch")
+SBATCH_KEYS = {"time", "partition", "account", "extra", "poll_s"}
 
 
 class CampaignError(Exception):
@@ -59,11 +70,14 @@ class Point:
     threads: int
     args: list[str]
     label: str = ""
+    nodes: int | None = None  # with tasks_per_node: where the ranks go
+    tasks_per_node: int | None = None
 
     @property
     def key(self) -> str:
         """What identifies the point in the results file (for resuming)."""
-        return f"{self.benchmark} np={self.ranks} threads={self.threads} " + shlex.join(self.args)
+        where = f" nodes={self.nodes} tasks_per_node={self.tasks_per_node}" if self.tasks_per_node else ""
+        return f"{self.benchmark} np={self.ranks}{where} threads={self.threads} " + shlex.join(self.args)
 
 
 @dataclass
@@ -74,6 +88,9 @@ class Campaign:
     mpirun: list[str]
     timeout_s: float
     points: list[Point] = field(default_factory=list)
+    launcher: str = "mpirun"
+    srun: list[str] = field(default_factory=lambda: ["srun"])
+    sbatch: dict = field(default_factory=dict)
 
 
 def _as_list(value, what: str) -> list:
@@ -129,12 +146,24 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
         raise CampaignError(
             f'{path}: campaign.mpirun must be a list of strings, e.g. ["mpirun", "--oversubscribe"]'
         )
+    kind = head.get("launcher", "mpirun")
+    if kind not in LAUNCHERS:
+        raise CampaignError(f"{path}: campaign.launcher must be one of {', '.join(LAUNCHERS)}, got {kind!r}")
+    srun = head.get("srun", ["srun"])
+    if not isinstance(srun, list) or not srun or not all(isinstance(w, str) for w in srun):
+        raise CampaignError(f'{path}: campaign.srun must be a list of strings, e.g. ["srun", "--mpi=pmix"]')
+    sbatch = head.get("sbatch", {})
+    if not isinstance(sbatch, dict) or set(sbatch) - SBATCH_KEYS:
+        raise CampaignError(f"{path}: [campaign.sbatch] takes {sorted(SBATCH_KEYS)}, got {sorted(sbatch)}")
     camp = Campaign(
         name=name,
         results=Path(results or head.get("results", f"results/{name}/results.jsonl")),
         haloex=haloex or os.environ.get("HALOEX") or head.get("haloex", "build/haloex"),
-        mpirun=launcher or default_launcher(),
+        mpirun=launcher or (default_launcher() if kind == "mpirun" else ["mpirun"]),
         timeout_s=float(head.get("timeout_s", 600)),
+        launcher=kind,
+        srun=srun,
+        sbatch=sbatch,
     )
     raw_points = data.get("points")
     if not raw_points:
@@ -150,7 +179,19 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
         args = p.get("args", [])
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise CampaignError(f"{where}: args must be a list of strings")
-        ranks = _positive_ints(p.get("ranks", 1), f"{where}.ranks")
+        if "tasks_per_node" in p:
+            if "ranks" in p:
+                raise CampaignError(f"{where}: give ranks, or nodes and tasks_per_node (their product)")
+            places = [
+                (n, t)
+                for n in _positive_ints(p.get("nodes", 1), f"{where}.nodes")
+                for t in _positive_ints(p["tasks_per_node"], f"{where}.tasks_per_node")
+            ]
+        elif "nodes" in p:
+            raise CampaignError(f"{where}: nodes needs tasks_per_node")
+        else:
+            places = [(None, None)]
+        ranks = _positive_ints(p.get("ranks", 1), f"{where}.ranks") if places == [(None, None)] else [0]
         threads = _positive_ints(p.get("threads", 1), f"{where}.threads")
         sizes = [None] if "sizes" not in p else _positive_ints(p["sizes"], f"{where}.sizes")
         extra = []
@@ -160,29 +201,31 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
             if bench != "halo":
                 raise CampaignError(f"{where}: global is for halo points; give --nx/--ny in args for {bench}")
             extra = ["--global", str(_positive_ints(p["global"], f"{where}.global")[0])]
-        if bench == "pingpong" and any(r < 2 for r in ranks):
-            raise CampaignError(f"{where}: pingpong needs at least 2 ranks")
-        for r, t, s in itertools.product(ranks, threads, sizes):
+        for (nodes, per_node), r, t, s in itertools.product(places, ranks, threads, sizes):
+            r = nodes * per_node if per_node else r
+            if bench == "pingpong" and r < 2:
+                raise CampaignError(f"{where}: pingpong needs at least 2 ranks")
             a = list(extra) + ([BENCHMARKS[bench], str(s)] if s is not None else []) + list(args)
             if bench == "lb":
                 a += ["-t", str(t)]
-            camp.points.append(Point(bench, r, t, a, p.get("name", "")))
+            camp.points.append(Point(bench, r, t, a, p.get("name", ""), nodes, per_node))
     return camp
 
 
+def launch_words(camp: Campaign, point: Point) -> list[str]:
+    """The launcher's part of a point's command line: mpirun -np N, or srun
+    with tasks, nodes, tasks per node and CPUs per task (srun and sbatch)."""
+    if camp.launcher == "mpirun":
+        per_node = ["--npernode", str(point.tasks_per_node)] if point.tasks_per_node else []
+        return [*camp.mpirun, "-np", str(point.ranks), *per_node]
+    where = []
+    if point.tasks_per_node:
+        where = ["-N", str(point.nodes), "--ntasks-per-node", str(point.tasks_per_node)]
+    return [*camp.srun, "-n", str(point.ranks), *where, "--cpus-per-task", str(point.threads)]
+
+
 def command(camp: Campaign, point: Point, out: str) -> list[str]:
-    return [
-        *camp.mpirun,
-        "-np",
-        str(point.ranks),
-        camp.haloex,
-        "bench",
-        point.benchmark,
-        *point.args,
-        "-q",
-        "-o",
-        out,
-    ]
+    return [*launch_words(camp, point), camp.haloex, "bench", point.benchmark, *point.args, "-q", "-o", out]
 
 
 def done_keys(results: Path) -> set[str]:
@@ -243,14 +286,25 @@ def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False
         flush=True,
     )
     if dry_run:
-        for p in todo:
+        for i, p in enumerate(todo, 1):
+            if camp.launcher == "sbatch":
+                from .slurm import batch_script
+
+                jobs = camp.results.parent / "jobs"
+                print(batch_script(camp, p, i, jobs / f"point-{i}.jsonl", jobs / f"point-{i}.log"), file=out)
+                continue
             env = f"OMP_NUM_THREADS={p.threads} "
             print(env + shlex.join(command(camp, p, str(camp.results) + ".point.tmp")), file=out)
         return 0
     if todo and not (Path(camp.haloex).is_file() and os.access(camp.haloex, os.X_OK)):
         raise CampaignError(f"haloex program not found at {camp.haloex}; build it (make) or pass --haloex")
     env = dict(os.environ)
-    env["HALOEX_LAUNCHER"] = shlex.join(camp.mpirun)  # recorded in every record's placement
+    # Recorded in every record's placement.
+    env["HALOEX_LAUNCHER"] = shlex.join(camp.mpirun if camp.launcher == "mpirun" else camp.srun)
+    if camp.launcher == "sbatch":
+        from .slurm import run_batch
+
+        return run_batch(camp, todo, env, keep_going, out)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     progress = Progress(len(todo))

@@ -164,3 +164,78 @@ def test_example_campaigns_load():
     assert len(files) >= 4
     for f in files:
         assert load_campaign(f).points, f
+
+
+SLURM = """
+[campaign]
+name = "c"
+results = "r/results.jsonl"
+launcher = "{launcher}"
+srun = ["srun", "--mpi=pmix"]
+[campaign.sbatch]
+time = "00:02:00"
+partition = "small"
+extra = ["--qos=short"]
+[[points]]
+benchmark = "halo"
+nodes = [1, 2]
+tasks_per_node = [2, 4]
+threads = 3
+args = ["-i", "5"]
+"""
+
+
+@pytest.mark.parametrize("launcher", ["mpirun", "srun", "sbatch"])
+def test_launchers_and_placement_axes(tmp_path, launcher):
+    """nodes x tasks_per_node expand into ranks; each launcher places them."""
+    from haloex_lab.campaign import command
+    from haloex_lab.slurm import batch_script
+
+    (tmp_path / "c.toml").write_text(SLURM.format(launcher=launcher))
+    camp = load_campaign(tmp_path / "c.toml")
+    assert [(p.nodes, p.tasks_per_node, p.ranks) for p in camp.points] == [
+        (1, 2, 2),
+        (1, 4, 4),
+        (2, 2, 4),
+        (2, 4, 8),
+    ]
+    assert len({p.key for p in camp.points}) == 4  # (2 x 2) and (1 x 4) are different points
+    p = camp.points[2]
+    cmd = command(camp, p, "o.jsonl")
+    if launcher == "mpirun":
+        assert cmd[cmd.index("-np") :][:4] == ["-np", "4", "--npernode", "2"]
+    else:
+        assert cmd[:10] == [
+            "srun",
+            "--mpi=pmix",
+            "-n",
+            "4",
+            "-N",
+            "2",
+            "--ntasks-per-node",
+            "2",
+            "--cpus-per-task",
+            "3",
+        ]
+    if launcher == "sbatch":
+        text = batch_script(camp, p, 3, Path("o.jsonl"), Path("o.log"))
+        for line in ("#SBATCH --nodes=2", "#SBATCH --ntasks-per-node=2", "#SBATCH --cpus-per-task=3",
+                     "#SBATCH --time=00:02:00", "#SBATCH --partition=small", "#SBATCH --qos=short",
+                     "#SBATCH --output=o.log", "export OMP_NUM_THREADS=3"):  # fmt: skip
+            assert line in text.splitlines(), line
+        assert text.splitlines()[-1].startswith("exec srun --mpi=pmix -n 4 -N 2")
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (('launcher = "srun"', 'launcher = "qsub"'), "campaign.launcher must be one of mpirun, srun, sbatch"),
+        (('partition = "small"', 'queue = "small"'), r"\[campaign.sbatch\] takes"),
+        (("nodes = [1, 2]", "nodes = [1, 2]\nranks = 4"), "give ranks, or nodes and tasks_per_node"),
+        (("tasks_per_node = [2, 4]", ""), "nodes needs tasks_per_node"),
+    ],
+)
+def test_bad_slurm_campaigns(tmp_path, change, message):
+    (tmp_path / "c.toml").write_text(SLURM.format(launcher="srun").replace(*change))
+    with pytest.raises(CampaignError, match=message):
+        load_campaign(tmp_path / "c.toml")
