@@ -513,3 +513,36 @@ TEST(LbRestart, RefusesADifferentCase) {
   expect(c, "size differs");
   EXPECT_THROW(find_checkpoint(dir + "/none"), InputError);
 }
+
+// MPI-IO hints: parsed strictly, passed to the open, recorded in the
+// metadata with what the library reported; the data are the same.
+TEST(IoHints, ParsedPassedAndRecorded) {
+  EXPECT_TRUE(parse_io_hints("none", "h").empty());
+  EXPECT_TRUE(parse_io_hints("", "h").empty());
+  const IoHints h = parse_io_hints("cb_nodes=1,romio_cb_write=enable", "h");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0], (std::pair<std::string, std::string>{"cb_nodes", "1"}));
+  EXPECT_EQ(io_hints_text(h), "cb_nodes=1,romio_cb_write=enable");
+  for (const char* bad : {"cb_nodes", "cb_nodes=", "=1", "Cb_nodes=1", "cb_nodes=1,cb_nodes=2", "a=1,,b=2"})
+    EXPECT_THROW(parse_io_hints(bad, "h"), InputError) << bad;
+
+  const std::string dir = scratch_dir("hints");
+  const Decomposition dec = lattice();
+  Field<double> f(dec, 2, 1);
+  fill(f, dec);
+  IoOptions o;
+  o.hints = h;
+  FieldIo io(dec, {IoType::f64, 2, {}}, o);
+  io.write_begin(dir + "/q", 1, f.view());
+  const IoEvent ev = io.write_end();
+  EXPECT_TRUE(ev.hints_applied.contains("cb_nodes")) << ev.hints_applied.dump();
+  bool same = true;
+  if (dec.rank() == 0) {
+    const IoMetadata m = read_metadata(dir + "/q.json");
+    EXPECT_EQ(m.hints, "cb_nodes=1,romio_cb_write=enable");
+    EXPECT_EQ(m.hints_applied, ev.hints_applied);
+    same =
+        file_bytes(dir + "/q.bin") == expected_file<double>(Box{{0, 0, 0}, global_size}, 2, IoFormat::binary);
+  }
+  EXPECT_TRUE(everyone(same));
+}

@@ -431,7 +431,7 @@ def io_bandwidth(records: list[dict], out: Path, formats) -> list[str]:
     fig, ax = plt.subplots(figsize=(6.5, 4.5), constrained_layout=True)
 
     def key_of(r):
-        return r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"]
+        return r["ranks"], r["format"], "x".join(map(str, r["io_grid"])), r["ncomp"], r.get("hints", "none")
 
     for i, key in enumerate(sorted({key_of(r) for r in records})):
         rs = sorted((r for r in records if key_of(r) == key), key=lambda r: r["size"])
@@ -443,7 +443,8 @@ def io_bandwidth(records: list[dict], out: Path, formats) -> list[str]:
             L,
             med,
             yerr=[lo, hi],
-            label=f"{key[0]} ranks, {key[1]}, io_grid {key[2]}, {key[3]} per site",
+            label=f"{key[0]} ranks, {key[1]}, io_grid {key[2]}, {key[3]} per site"
+            + ("" if key[4] == "none" else f", hints {key[4]}"),
             **_style(i),
         )
     ax.set(xscale="log", xlabel="L (L^3 sites)", ylabel="GB/s (median, min-max)", title="Output bandwidth")

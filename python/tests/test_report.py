@@ -263,15 +263,17 @@ def test_io_table_has_a_row_per_configuration_and_a_column_per_size(tmp_path):
         io_record(4, [2, 2, 1], 16, 3.0),
         io_record(2, [1, 1, 1], 32, 2.0),
         io_record(4, [2, 2, 1], 32, 9.0),
-    ]  # a second record of one cell: the first one counts
+        {**io_record(4, [2, 2, 1], 32, 5.0), "hints": "cb_nodes=2"},
+    ]  # a second record of one cell: the first one counts; other hints: their own row
     path = tmp_path / "results.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     report, _ = build_report(path)
     table = report.read_text().split("## Output bandwidth")[1]
     # rows sorted by ranks, sizes ascending, "-" where a size was not run; cells are medians
     assert (
-        "| ranks | format | io_grid | ncomp | 16^3 | 32^3 |\n|---:|---|---|---:|---:|---:|\n"
-        "| 2 | binary | 1x1x1 | 19 | - | 2.00 |\n| 4 | binary | 2x2x1 | 19 | 3.00 | 4.00 |\n"
+        "| ranks | format | io_grid | ncomp | hints | 16^3 | 32^3 |\n|---:|---|---|---:|---|---:|---:|\n"
+        "| 2 | binary | 1x1x1 | 19 | none | - | 2.00 |\n| 4 | binary | 2x2x1 | 19 | cb_nodes=2 | - | 5.00 |\n"
+        "| 4 | binary | 2x2x1 | 19 | none | 3.00 | 4.00 |\n"
     ) in table
 
 

@@ -11,6 +11,7 @@ void add_bench_io(CLI::App& bench, Runner& run) {
   struct Args {
     IoBenchOptions opt;
     std::string sizes = "32,64,128", format = "binary", grids = "1x1x1", json;
+    std::vector<std::string> hints{"none"};
     bool quiet = false;
   };
   auto a = std::make_shared<Args>();
@@ -37,6 +38,11 @@ void add_bench_io(CLI::App& bench, Runner& run) {
   cmd->add_option("-x,--warmup", a->opt.warmup, "Untimed episodes first")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
+  cmd->add_option("--hints", a->hints,
+                  "MPI-IO hint sets to compare, each 'key=value,...' or 'none' (e.g. --hints none "
+                  "striping_factor=4,cb_nodes=2); interleaved like the I/O grids, recorded with what the "
+                  "file system reported")
+      ->capture_default_str();
   cmd->add_option("--dir", a->opt.dir, "Directory written to (each episode's files are deleted after it)")
       ->capture_default_str();
   add_json_and_quiet(*cmd, a->json, a->quiet);
@@ -51,6 +57,9 @@ void add_bench_io(CLI::App& bench, Runner& run) {
       o.grids.clear();
       for (const std::string& g : split_names(a->grids)) o.grids.push_back(parse_io_grid(g));
       if (o.grids.empty()) throw InputError("--io-grid: give at least one grid, e.g. 1x1x1");
+      o.hints.clear();
+      for (const std::string& h : a->hints) o.hints.push_back(parse_io_hints(h, "--hints"));
+      if (o.hints.empty()) throw InputError("--hints: give at least one set, or none");
       int size = 0;
       MPI_Comm_size(MPI_COMM_WORLD, &size);
       const auto results = run_io_bench(MPI_COMM_WORLD, o, std::cerr);

@@ -16,7 +16,8 @@ namespace {
 
 // HDF5 (1.10.2 and later) describes transfers above 2 GiB itself.
 std::unique_ptr<IoImpl> make_impl(const IoOptions& o) {
-  return o.format == IoFormat::hdf5 ? make_hdf5_impl() : make_mpiio_impl(o.format, o.mpi_count_limit);
+  return o.format == IoFormat::hdf5 ? make_hdf5_impl(o.hints)
+                                    : make_mpiio_impl(o.format, o.mpi_count_limit, o.hints);
 }
 
 const char* extension(IoFormat f) {
@@ -131,6 +132,7 @@ IoEvent FieldIo::write_end() {
   err.clear();
   IoEvent ev;
   ev.metadata_path = meta_path;
+  ev.hints_applied = impl_->hints_applied();  // (each rank: its own file's)
   ev.files = nf;
   if (dec_.rank() == 0) {
     IoMetadata m = layout_of(dec_, agg_.element());
@@ -151,6 +153,8 @@ IoEvent FieldIo::write_end() {
       m.files.push_back(e);
     }
     m.extra = extra_;
+    m.hints = io_hints_text(options_.hints);
+    m.hints_applied = impl_->hints_applied();
     try {
       write_durable_text(meta_path, m.to_json().dump(1) + "\n");
     } catch (const InputError& e) {
@@ -195,6 +199,7 @@ IoMetadata FieldIo::read(const std::string& metadata_path) {
     mismatch("endianness", m.endianness, native_endianness() + " (byte swapping is not supported)");
   IoOptions read_options = options_;
   read_options.format = m.format;  // the file's, whatever this FieldIo writes
+  read_options.hints.clear();      // (hints are for writing)
   const std::unique_ptr<IoImpl> impl = make_impl(read_options);
   const std::string dir = metadata_dir(metadata_path);
   std::vector<uint64_t> sums(m.files.size(), 0), all(m.files.size(), 0);

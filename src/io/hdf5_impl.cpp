@@ -52,15 +52,22 @@ class QuietErrors {
 
 class Hdf5Impl final : public IoImpl {
  public:
+  explicit Hdf5Impl(IoHints hints) : hints_(std::move(hints)), info_(hints_) {}
+  nlohmann::json hints_applied() const override { return applied_; }
+
   // Synchronous: HDF5 1.10 has no asynchronous write, so begin does it all.
   std::string write_begin(const std::string& path, const Decomposition& dec, const IoGrid& grid,
                           const Aggregator& agg) override {
     const QuietErrors quiet;
     const IoElement& e = agg.element();
     H5 fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    H5Pset_fapl_mpio(fapl.id, grid.comm(), MPI_INFO_NULL);
+    H5Pset_fapl_mpio(fapl.id, grid.comm(), info_.get());
     H5 file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id), H5Fclose);
     if (!file.ok()) return "cannot create HDF5 file " + path;
+    // The MPI file under HDF5's MPI-IO driver, for what it made of the hints.
+    void* handle = nullptr;
+    if (!hints_.empty() && H5Fget_vfd_handle(file.id, fapl.id, &handle) >= 0 && handle != nullptr)
+      applied_ = applied_hints(*static_cast<MPI_File*>(handle), hints_);
     const Box fb = grid.file_box(grid.file_index());
     // HDF5 lists dimensions slowest first: z, y, x.
     const std::array<int, 3> axes = slowest_first(SiteOrder::x_fastest);
@@ -128,12 +135,17 @@ class Hdf5Impl final : public IoImpl {
     place_block(values.data(), box, m.order, dec, agg);
     return {};
   }
+
+ private:
+  IoHints hints_;
+  InfoHints info_;
+  nlohmann::json applied_ = nlohmann::json::object();
 };
 
 }  // namespace
 
 bool hdf5_available() { return true; }
-std::unique_ptr<IoImpl> make_hdf5_impl() { return std::make_unique<Hdf5Impl>(); }
+std::unique_ptr<IoImpl> make_hdf5_impl(const IoHints& hints) { return std::make_unique<Hdf5Impl>(hints); }
 
 }  // namespace haloex
 
@@ -142,7 +154,7 @@ std::unique_ptr<IoImpl> make_hdf5_impl() { return std::make_unique<Hdf5Impl>(); 
 namespace haloex {
 
 bool hdf5_available() { return false; }
-std::unique_ptr<IoImpl> make_hdf5_impl() {
+std::unique_ptr<IoImpl> make_hdf5_impl(const IoHints&) {
   throw InputError(
       "this haloex was built without parallel HDF5; install libhdf5-openmpi-dev (or libhdf5-mpich-dev for "
       "MPICH) "

@@ -9,6 +9,7 @@
 
 #include "haloex/grid/decomposition.hpp"
 #include "haloex/io/aggregator.hpp"
+#include "haloex/io/hints.hpp"
 #include "haloex/io/io_grid.hpp"
 #include "haloex/io/metadata.hpp"
 
@@ -29,13 +30,15 @@ class IoImpl {
   /// Not collective.
   virtual std::string read(const std::string& path, const FileEntry& f, const IoMetadata& m,
                            const Decomposition& dec, Aggregator& agg, uint64_t* checksum) = 0;
+  /// What the last file written reported for each requested hint.
+  virtual nlohmann::json hints_applied() const { return nlohmann::json::object(); }
 };
 
 /// MPI-IO, native binary or fixed-width ASCII; reads and writes of more than
 /// `count_limit` bytes go as one call with a derived datatype.
-std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format, size_t count_limit);
+std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format, size_t count_limit, const IoHints& hints);
 /// Parallel HDF5 (throws InputError when not built in).
-std::unique_ptr<IoImpl> make_hdf5_impl();
+std::unique_ptr<IoImpl> make_hdf5_impl(const IoHints& hints);
 
 /// This rank's subdomain in global coordinates.
 Box subdomain_box(const Decomposition& dec);

@@ -48,7 +48,8 @@ struct LbOutput::Quantity {
 };
 
 LbOutput::LbOutput(lb::Solver& solver, const lb::LbConfig& cfg) : solver_(solver), cfg_(cfg) {
-  const IoOptions opt{parse_io_format(cfg.output_format), cfg.output_io_grid};
+  IoOptions opt{parse_io_format(cfg.output_format), cfg.output_io_grid};
+  opt.hints = parse_io_hints(cfg.output_hints, "output.hints");
   const Decomposition& dec = solver.decomposition();
   for (const std::string& f : cfg.output_fields) {
     IoElement e;
@@ -164,7 +165,9 @@ IoRecord write_checkpoint(lb::Solver& solver, const std::string& dir, std::array
   const Decomposition& dec = solver.decomposition();
   const lb::LbConfig& cfg = solver.config();
   const int q = solver.velocities().q;
-  FieldIo io(dec, {IoType::f64, q, {}, "checkpoint"}, {IoFormat::binary, io_grid});
+  IoOptions opt{IoFormat::binary, io_grid};
+  opt.hints = parse_io_hints(cfg.output_hints, "output.hints");
+  FieldIo io(dec, {IoType::f64, q, {}, "checkpoint"}, opt);
   const std::vector<double> f = solver.local_populations();
   io.aggregator().assign_x_slowest<double>(f);
   const long step = solver.steps_done();

@@ -195,6 +195,8 @@ nlohmann::json IoMetadata::to_json() const {
                   {"bytes", f.bytes},
                   {"checksum", checksum_text(f.checksum)}});
   j["files"] = fs;
+  j["hints"] = hints;
+  j["hints_applied"] = hints_applied;
   j["version"] = version.empty() ? std::string(build::version) : version;
   j["extra"] = extra;
   return j;
@@ -272,6 +274,8 @@ IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& sou
     bad(source, "the number of files does not match the io_grid");
   if (volume != sites) bad(source, "the files do not cover the lattice exactly once");
   m.version = get<std::string>(j, "version", source);
+  if (j.contains("hints") && j["hints"].is_string()) m.hints = j["hints"].get<std::string>();
+  if (j.contains("hints_applied") && j["hints_applied"].is_object()) m.hints_applied = j["hints_applied"];
   if (j.contains("extra")) m.extra = j["extra"];
   return m;
 }

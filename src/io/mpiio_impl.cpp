@@ -101,7 +101,8 @@ long parse_values(const char* in, long values, IoType type, std::byte* out) {
 
 class MpiioImpl final : public IoImpl {
  public:
-  MpiioImpl(IoFormat format, size_t count_limit) : format_(format), count_limit_(count_limit) {}
+  MpiioImpl(IoFormat format, size_t count_limit, IoHints hints)
+      : format_(format), count_limit_(count_limit), hints_(std::move(hints)), info_(hints_) {}
   ~MpiioImpl() override {
     if (fh_ != MPI_FILE_NULL) {
       if (req_ != MPI_REQUEST_NULL) MPI_Wait(&req_, MPI_STATUS_IGNORE);
@@ -126,11 +127,12 @@ class MpiioImpl final : public IoImpl {
       start[d] = dec.offset(d) - fb.lo[d];
     }
     view_ = block_type(record, SiteOrder::x_fastest, sizes, agg.extent(), start);
-    int rc = MPI_File_open(grid.comm(), path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh_);
+    int rc = MPI_File_open(grid.comm(), path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, info_.get(), &fh_);
     if (rc != MPI_SUCCESS) {
       fh_ = MPI_FILE_NULL;
       return mpi_error(rc, "cannot create " + path);
     }
+    applied_ = applied_hints(fh_, hints_);
     // A stale temporary file from a killed run may be longer than this one.
     rc = MPI_File_set_size(fh_, 0);
     if (rc == MPI_SUCCESS) rc = MPI_File_set_view(fh_, 0, MPI_BYTE, view_.get(), "native", MPI_INFO_NULL);
@@ -167,6 +169,8 @@ class MpiioImpl final : public IoImpl {
     count_ = LargeCount();
     return err;
   }
+
+  nlohmann::json hints_applied() const override { return applied_; }
 
   std::string read(const std::string& path, const FileEntry& f, const IoMetadata& m, const Decomposition& dec,
                    Aggregator& agg, uint64_t* checksum) override {
@@ -215,6 +219,9 @@ class MpiioImpl final : public IoImpl {
  private:
   IoFormat format_;
   size_t count_limit_;
+  IoHints hints_;
+  InfoHints info_;
+  nlohmann::json applied_ = nlohmann::json::object();
   MPI_File fh_ = MPI_FILE_NULL;
   LargeCount count_;  // of the write in flight
   MPI_Request req_ = MPI_REQUEST_NULL;
@@ -225,8 +232,8 @@ class MpiioImpl final : public IoImpl {
 
 }  // namespace
 
-std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format, size_t count_limit) {
-  return std::make_unique<MpiioImpl>(format, count_limit);
+std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format, size_t count_limit, const IoHints& hints) {
+  return std::make_unique<MpiioImpl>(format, count_limit, hints);
 }
 
 }  // namespace haloex

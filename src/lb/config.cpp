@@ -1,5 +1,7 @@
 #include "haloex/lb/config.hpp"
 
+#include "haloex/io/hints.hpp"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -304,6 +306,11 @@ const std::map<std::string, std::vector<Key>>& keys() {
         {"io_grid", "files per dimension, dividing the process grid ([1, 1, 1]: one file)",
          [](auto& n, auto& c, auto& w) { c.output_io_grid = as_grid(n, w); },
          shown(&LbConfig::output_io_grid)},
+        {"hints",
+         "MPI-IO hints for the outputs and checkpoints, \"key=value,...\" (e.g. \"striping_factor=4,"
+         "striping_unit=1048576,cb_nodes=2,romio_cb_write=enable\"), or \"none\"; recorded in each file's "
+         "metadata with what the file system made of them",
+         [](auto& n, auto& c, auto& w) { c.output_hints = as_string(n, w); }, shown(&LbConfig::output_hints)},
         {"async", "true: a write goes on while the next steps run; false: wait for it",
          [](auto& n, auto& c, auto& w) { c.output_async = as_bool(n, w); }, shown(&LbConfig::output_async)}}},
       {"checkpoint",
@@ -559,7 +566,8 @@ nlohmann::json config_json(const LbConfig& c) {
   j["progress_s"] = c.progress_s;
   j["summary"] = c.summary;
   j["output"] = {{"every", c.output_every},   {"dir", c.output_dir},         {"format", c.output_format},
-                 {"fields", c.output_fields}, {"io_grid", c.output_io_grid}, {"async", c.output_async}};
+                 {"fields", c.output_fields}, {"io_grid", c.output_io_grid}, {"async", c.output_async},
+                 {"hints", c.output_hints}};
   j["checkpoint"] = {{"every", c.checkpoint_every},
                      {"dir", c.checkpoint_dir},
                      {"keep", c.checkpoint_keep},

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "haloex/io/hints.hpp"
+
 #include "haloex/bench/stats.hpp"
 #include "haloex/io/metadata.hpp"
 
@@ -22,6 +24,7 @@ struct IoBenchOptions {
   int ncomp = 5;                                     ///< the paper's order parameter: 5 doubles per site
   IoFormat format = IoFormat::binary;                ///< file format
   std::vector<std::array<int, 3>> grids{{1, 1, 1}};  ///< I/O grids, interleaved
+  std::vector<IoHints> hints{{}};                    ///< MPI-IO hint sets, interleaved (empty: none)
   int episodes = 10;                                 ///< timed writes per size and grid
   int warmup = 1;                                    ///< untimed writes per size and grid
   std::string dir = "haloex-bench-io";               ///< written to and emptied again
@@ -32,6 +35,8 @@ struct IoBenchOptions {
 struct IoBenchResult {
   long size = 0;                      ///< L
   std::array<int, 3> grid{1, 1, 1};   ///< the I/O grid
+  IoHints hints;                      ///< the MPI-IO hints asked for
+  nlohmann::json hints_applied;       ///< what the file system reported for them
   std::array<int, 3> procs{1, 1, 1};  ///< the process grid
   long bytes = 0;                     ///< bytes per episode
   std::vector<double> time_s;         ///< seconds per episode

@@ -11,6 +11,7 @@
 #include "haloex/core/large_count.hpp"
 #include "haloex/grid/decomposition.hpp"
 #include "haloex/io/aggregator.hpp"
+#include "haloex/io/hints.hpp"
 #include "haloex/io/io_grid.hpp"
 #include "haloex/io/metadata.hpp"
 
@@ -25,6 +26,8 @@ struct IoOptions {
   /// MPI-4 large-count call). INT_MAX unless a test wants that path on small
   /// data; 2 .. INT_MAX.
   size_t mpi_count_limit = mpi_int_count_max;
+  /// MPI-IO hints for the files written (striping_factor, cb_nodes, ...).
+  IoHints hints{};
 };
 
 /// What one output event cost: bytes over all files and the slowest rank's
@@ -36,6 +39,9 @@ struct IoEvent {
   double begin_s = 0;         ///< seconds in write_begin (aggregation and start)
   double end_s = 0;           ///< seconds in write_end (completion, sync, rename, metadata)
   double elapsed_s = 0;       ///< seconds from write_begin's start to write_end's return
+  /// What the first file's open reported for each requested hint (null: not
+  /// reported, i.e. ignored); empty without hints.
+  nlohmann::json hints_applied = nlohmann::json::object();
   /// Bytes per second of the whole event.
   double bandwidth_Bps() const { return elapsed_s > 0 ? static_cast<double>(bytes) / elapsed_s : 0; }
 };

@@ -76,20 +76,22 @@ struct FileEntry {
 
 /// The metadata of one output: one quantity at one step.
 struct IoMetadata {
-  std::string name;                                 ///< the quantity, e.g. "velocity" or "checkpoint"
-  long step = 0;                                    ///< the time step
-  IoFormat format = IoFormat::binary;               ///< file format
-  IoElement element;                                ///< what one site holds
-  std::string endianness = "little";                ///< byte order of binary values
-  SiteOrder order = SiteOrder::x_fastest;           ///< order of the sites in each file
-  int ndim = 3;                                     ///< dimensions of the lattice
-  std::array<long, 3> size{1, 1, 1};                ///< global lattice sites per dimension
-  std::array<bool, 3> periodic{true, true, true};   ///< periodicity per dimension
-  std::array<int, 3> io_grid{1, 1, 1};              ///< files per dimension
-  std::array<int, 3> process_grid{1, 1, 1};         ///< of the writing run (for the record only)
-  std::string dataset;                              ///< hdf5: the dataset's path inside each file
-  std::vector<FileEntry> files;                     ///< the data files, one per I/O-grid block
-  std::string version;                              ///< haloex version that wrote it
+  std::string name;                                ///< the quantity, e.g. "velocity" or "checkpoint"
+  long step = 0;                                   ///< the time step
+  IoFormat format = IoFormat::binary;              ///< file format
+  IoElement element;                               ///< what one site holds
+  std::string endianness = "little";               ///< byte order of binary values
+  SiteOrder order = SiteOrder::x_fastest;          ///< order of the sites in each file
+  int ndim = 3;                                    ///< dimensions of the lattice
+  std::array<long, 3> size{1, 1, 1};               ///< global lattice sites per dimension
+  std::array<bool, 3> periodic{true, true, true};  ///< periodicity per dimension
+  std::array<int, 3> io_grid{1, 1, 1};             ///< files per dimension
+  std::array<int, 3> process_grid{1, 1, 1};        ///< of the writing run (for the record only)
+  std::string dataset;                             ///< hdf5: the dataset's path inside each file
+  std::vector<FileEntry> files;                    ///< the data files, one per I/O-grid block
+  std::string hints = "none";                      ///< MPI-IO hints the writer asked for (io_hints_text)
+  nlohmann::json hints_applied = nlohmann::json::object();  ///< what the file system reported for them
+  std::string version;                                      ///< haloex version that wrote it
   nlohmann::json extra = nlohmann::json::object();  ///< what the writer adds (LB: the model and input)
 
   /// The metadata document as written beside the data.
