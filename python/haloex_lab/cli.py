@@ -69,6 +69,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     sh.add_argument("--axis", default="z", help="the slice is normal to this axis (default: %(default)s)")
     sh.add_argument("--index", type=int, help="slice position along the axis (default: the middle)")
+    mod = sub.add_parser(
+        "model",
+        help="fit a latency-bandwidth model to the ping-pong and predict each halo measurement",
+        description="Fit t(m) = alpha + m / beta (Hockney, two message-size ranges) to the ping-pong "
+        "records in RESULTS and predict every halo record's time from its message count, halo bytes "
+        "and the copy bandwidth measured in the same run; print the fit and predicted against measured.",
+    )
+    mod.add_argument("results", type=Path, help="results folder or file with pingpong and halo records")
     shot = sub.add_parser(
         "screenshot",
         help="render an output's XDMF file in ParaView (a PNG)",
@@ -114,6 +122,15 @@ def main(argv=None) -> int:
                 args.index,
             )
             print(f"wrote {out}")
+            return 0
+        if args.command == "model":
+            from .model import model_text
+            from .results import load_results
+
+            try:
+                print(model_text(load_results(args.results)))
+            except ValueError as e:
+                raise ResultsError(str(e)) from None
             return 0
         if args.command == "screenshot":
             from .screenshot import screenshot

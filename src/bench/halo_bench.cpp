@@ -63,6 +63,22 @@ PlanOptions plan_options_for(const std::string& plan, PackThreads pack_threads) 
 
 namespace {
 
+// What one stage sends to other ranks and copies locally.
+nlohmann::json stage_messages(const Stage& st) {
+  long n = 0;
+  size_t remote = 0;
+  for (const Link& l : st.links)
+    if (!l.self && !l.send.empty()) ++n, remote += l.send.bytes;
+  return {{"messages", n}, {"remote_bytes", remote}, {"local_bytes", st.local_bytes}};
+}
+
+// The plan's message list (see HaloBenchResult::message_list).
+nlohmann::json message_list(const Plan& plan) {
+  nlohmann::json staged = nlohmann::json::array();
+  for (const Stage& st : plan.staged()) staged.push_back(stage_messages(st));
+  return {{"direct", stage_messages(plan.direct())}, {"staged", staged}};
+}
+
 // The decomposition of one benchmark case: an edge L per rank, or the fixed
 // global lattice N^d.
 DecompositionSpec spec_for(MPI_Comm comm, const HaloBenchOptions& opt, long size) {
@@ -188,6 +204,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     double bytes = static_cast<double>(plan.halo_bytes()), bytes_sum = 0;
     MPI_Reduce(&bytes, &bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());
     const double line_bytes = max_over(dec.comm(), exchange_line_bytes(plan));
+    const nlohmann::json msg_list = message_list(plan);
     int msgs = plan.direct_messages(), msgs_max = 0;
     MPI_Reduce(&msgs, &msgs_max, 1, MPI_INT, MPI_MAX, 0, dec.comm());
     if (rank != 0) continue;
@@ -215,6 +232,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       res.pack = summarize(res.pack_s), res.mpi = summarize(res.mpi_s), res.unpack = summarize(res.unpack_s);
       res.halo_bytes = bytes_sum / dec.size();
       res.messages = msgs_max;
+      res.message_list = msg_list;
       res.line_bytes = line_bytes;
       res.copy_bytes_per_s = copy_bw;
       res.line_bound_s = line_bytes / (summarize(copy_bw).median / dec.size());
@@ -324,6 +342,7 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
     j["line_bound_s"] = r.line_bound_s;
     j["bound_fraction"] = r.bound_fraction;
     j["messages"] = r.messages;
+    j["message_list"] = r.message_list;
     j["beff_bytes_per_s"] = r.beff_bytes_per_s;
     j["updates_per_core_per_s"] = r.updates_per_core_per_s;
     j["ratio_to_staged"] = r.ratio_to_staged;

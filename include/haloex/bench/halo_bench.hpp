@@ -82,7 +82,11 @@ struct HaloBenchResult {
   std::vector<double> copy_bytes_per_s;
   double line_bound_s = 0, bound_fraction = 0;
   /// @}
-  int messages = 0;                   ///< direct-pattern messages per exchange (most on any rank)
+  int messages = 0;  ///< direct-pattern messages per exchange (most on any rank)
+  /// Rank 0's message list, for models: per pattern (direct, and each
+  /// stage of the staged one) the messages to other ranks, the bytes they
+  /// carry and the bytes copied locally (periodic images of its own sites).
+  nlohmann::json message_list;
   double beff_bytes_per_s = 0;        ///< effective bandwidth: halo_bytes / median time per call
   double updates_per_core_per_s = 0;  ///< sites per rank / (median time per call * threads)
   double ratio_to_staged = 0;         ///< median time / staged's median time (0 if staged not run)
