@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 
 #include <unistd.h>
@@ -220,16 +221,25 @@ void expect_refused(FieldIo& io, const std::string& meta, const std::string& wor
   }
 }
 
+// Writes the encoded lattice of ncomp doubles to `stem` (step 3) with a
+// FieldIo of these options, which it returns.
+std::unique_ptr<FieldIo> write_encoded(const Decomposition& dec, const std::string& stem, int ncomp,
+                                       const IoOptions& options = {}) {
+  Field<double> f(dec, ncomp, 1);
+  fill(f, dec);
+  auto io = std::make_unique<FieldIo>(dec, IoElement{IoType::f64, ncomp, {}}, options);
+  io->write_begin(stem, 3, f.view());
+  io->write_end();
+  return io;
+}
+
 }  // namespace
 
 TEST(IoRejects, TruncatedCorruptedAndMismatchedFiles) {
   const std::string dir = scratch_dir("bad");
   const Decomposition dec = lattice();
-  Field<double> f(dec, 2, 1);
-  fill(f, dec);
-  FieldIo io(dec, {IoType::f64, 2, {}});
-  io.write_begin(dir + "/ok/q", 3, f.view());
-  io.write_end();
+  const std::unique_ptr<FieldIo> written = write_encoded(dec, dir + "/ok/q", 2);
+  FieldIo& io = *written;
   copy_output(dir + "/ok", dir + "/short", "q.bin", [](std::string& b) { b.resize(b.size() - 1); });
   expect_refused(io, dir + "/short/q.json", "is truncated: it has");
   copy_output(dir + "/ok", dir + "/flip", "q.bin", [](std::string& b) { b[b.size() / 2] ^= 0x10; });
@@ -323,11 +333,7 @@ TEST(IoLegacy, XSlowestFilesAreStillRead) {
 TEST(IoMetadataOrder, WordsAndStrides) {
   const std::string dir = scratch_dir("order");
   const Decomposition dec = lattice();
-  Field<double> f(dec, 3, 1);
-  fill(f, dec);
-  FieldIo io(dec, {IoType::f64, 3, {}});
-  io.write_begin(dir + "/q", 1, f.view());
-  io.write_end();
+  write_encoded(dec, dir + "/q", 3);
   std::ifstream in(dir + "/q.json");
   const nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_EQ(j["site_order"], "x_fastest");
@@ -528,13 +534,13 @@ TEST(IoHints, ParsedPassedAndRecorded) {
 
   const std::string dir = scratch_dir("hints");
   const Decomposition dec = lattice();
-  Field<double> f(dec, 2, 1);
-  fill(f, dec);
   IoOptions o;
   o.hints = h;
+  Field<double> f(dec, 2, 1);
+  fill(f, dec);
   FieldIo io(dec, {IoType::f64, 2, {}}, o);
   io.write_begin(dir + "/q", 1, f.view());
-  const IoEvent ev = io.write_end();
+  const IoEvent ev = io.write_end();  // (the event, which write_encoded does not keep)
   EXPECT_TRUE(ev.hints_applied.contains("cb_nodes")) << ev.hints_applied.dump();
   bool same = true;
   if (dec.rank() == 0) {

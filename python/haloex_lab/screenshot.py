@@ -24,7 +24,8 @@ def _command() -> list[str]:
     xvfb = shutil.which("xvfb-run")
     if xvfb is None:
         raise FieldError(f"there is no display (DISPLAY is unset) and no xvfb-run to make one ({_INSTALL})")
-    return [xvfb, "-a", pv]
+    # A 24-bit screen: xvfb-run's default is 8-bit, where OpenGL may find no visual.
+    return [xvfb, "-a", "-s", "-screen 0 1280x1024x24", pv]
 
 
 def screenshot(xmf, out, quantity: str = "velocity") -> Path:

@@ -15,7 +15,6 @@
 #include "commands.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/core/threads.hpp"
-#include "haloex/io/hints.hpp"
 #include "haloex/io/lb_io.hpp"
 #include "haloex/lb/solver.hpp"
 
@@ -258,7 +257,6 @@ int run_lb(const Args& a, const ThreadChoice& threads) {
     return 0;
   }
   const lb::LbConfig cfg = read_input(a);
-  (void)parse_io_hints(cfg.output_hints, "output.hints");  // refused before any work
   lb::Solver solver(cfg, MPI_COMM_WORLD);
   Outcome o;
   o.pinned = pin_team(threads, omp_get_max_threads());

@@ -9,7 +9,7 @@
 
 #include "haloex/grid/decomposition.hpp"
 #include "haloex/io/aggregator.hpp"
-#include "haloex/io/hints.hpp"
+#include "haloex/core/mpi_hints.hpp"
 #include "haloex/io/io_grid.hpp"
 #include "haloex/io/metadata.hpp"
 

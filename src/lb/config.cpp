@@ -1,6 +1,6 @@
 #include "haloex/lb/config.hpp"
 
-#include "haloex/io/hints.hpp"
+#include "haloex/core/mpi_hints.hpp"
 
 #include <toml++/toml.h>
 
@@ -310,7 +310,11 @@ const std::map<std::string, std::vector<Key>>& keys() {
          "MPI-IO hints for the outputs and checkpoints, \"key=value,...\" (e.g. \"striping_factor=4,"
          "striping_unit=1048576,cb_nodes=2,romio_cb_write=enable\"), or \"none\"; recorded in each file's "
          "metadata with what the file system made of them",
-         [](auto& n, auto& c, auto& w) { c.output_hints = as_string(n, w); }, shown(&LbConfig::output_hints)},
+         [](auto& n, auto& c, auto& w) {
+           c.output_hints = as_string(n, w);
+           (void)parse_io_hints(c.output_hints, w);  // refused here, naming the key
+         },
+         shown(&LbConfig::output_hints)},
         {"async", "true: a write goes on while the next steps run; false: wait for it",
          [](auto& n, auto& c, auto& w) { c.output_async = as_bool(n, w); }, shown(&LbConfig::output_async)}}},
       {"checkpoint",

@@ -90,7 +90,7 @@ grep -q "^### message size, 16x12 on 2 ranks" "$dir/results/report.md"
 grep -Eq "^\| allreduce \| 2 \| 2 \| 8 \| 50 \| " "$dir/results/report.md"
 grep -q "^## Overlap availability" "$dir/results/report.md"
 grep -q "^## LB monitoring reductions" "$dir/results/report.md"
-grep -Eq "^\| 2 \| binary \| 2x1x1 \| 5 \| [0-9.]+ \| [0-9.]+ \|" "$dir/results/report.md"
+grep -Eq "^\| 2 \| binary \| 2x1x1 \| 5 \| none \| [0-9.]+ \| [0-9.]+ \|" "$dir/results/report.md"
 # io records: bytes are the lattice's, every bandwidth sample is bytes / time.
 "$python" - "$dir/results/results.jsonl" <<'PY'
 import json, sys

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "haloex/io/hints.hpp"
+#include "haloex/core/mpi_hints.hpp"
 
 #include "haloex/bench/stats.hpp"
 #include "haloex/io/metadata.hpp"

@@ -1,4 +1,4 @@
-#include "haloex/io/hints.hpp"
+#include "haloex/core/mpi_hints.hpp"
 
 #include "haloex/core/error.hpp"
 #include "haloex/core/mpi.hpp"
