@@ -9,9 +9,9 @@
 #include <string>
 
 #include "haloex/core/large_count.hpp"
+#include "haloex/core/mpi_hints.hpp"
 #include "haloex/grid/decomposition.hpp"
 #include "haloex/io/aggregator.hpp"
-#include "haloex/core/mpi_hints.hpp"
 #include "haloex/io/io_grid.hpp"
 #include "haloex/io/metadata.hpp"
 
