@@ -47,13 +47,13 @@ std::string data_file_name(const std::string& stem, int f, int n, IoFormat forma
 
 FieldIo::FieldIo(const Decomposition& dec, IoElement element, IoOptions options)
     : dec_(dec),
-      options_(options),
-      grid_(dec, options.grid),
+      options_(std::move(options)),
+      grid_(dec, options_.grid),
       agg_(dec, std::move(element)),
-      impl_(make_impl(options)) {
+      impl_(make_impl(options_)) {
   if (agg_.element().ncomp < 1) throw InputError("an output needs at least one component per site");
-  if (options.mpi_count_limit < 2 || options.mpi_count_limit > mpi_int_count_max)
-    throw InputError("output: mpi_count_limit " + std::to_string(options.mpi_count_limit) +
+  if (options_.mpi_count_limit < 2 || options_.mpi_count_limit > mpi_int_count_max)
+    throw InputError("output: mpi_count_limit " + std::to_string(options_.mpi_count_limit) +
                      " is outside 2.." + std::to_string(mpi_int_count_max));
 }
 
