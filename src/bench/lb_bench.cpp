@@ -263,8 +263,8 @@ std::array<long, 3> parse_lb_size(const std::string& text, int ndim, const std::
 }
 
 std::string lb_size_text(const std::array<long, 3>& s, int ndim) {
-  if (s[0] == s[1] && (ndim == 2 || s[1] == s[2])) return std::to_string(s[0]);
-  return std::to_string(s[0]) + "x" + std::to_string(s[1]) + (ndim == 3 ? "x" + std::to_string(s[2]) : "");
+  const bool cubic = s[0] == s[1] && (ndim == 2 || s[1] == s[2]);
+  return cubic ? std::to_string(s[0]) : extents_text(s, ndim);
 }
 
 std::string format_lb_table(const std::vector<LbBenchResult>& results) {

@@ -5,9 +5,21 @@
 
 namespace haloex {
 
-Aggregator::Aggregator(const Decomposition& dec, IoElement element)
+namespace {
+
+std::array<size_t, 3> site_strides(SiteOrder o, const std::array<long, 3>& e) {
+  std::array<size_t, 3> s{};
+  for (int d = 0; d < 3; ++d)
+    s[static_cast<size_t>(d)] = static_cast<size_t>(site_index(o, {d == 0, d == 1, d == 2}, e));
+  return s;
+}
+
+}  // namespace
+
+Aggregator::Aggregator(const Decomposition& dec, IoElement element, SiteOrder order)
     : element_(std::move(element)),
       extent_{dec.local_size(0), dec.local_size(1), dec.local_size(2)},
+      stride_(site_strides(order, extent_)),
       data_(static_cast<size_t>(sites()) * static_cast<size_t>(element_.ncomp) *
             io_type_size(element_.type)) {}
 

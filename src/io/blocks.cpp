@@ -48,13 +48,11 @@ uint64_t block_checksum(const std::byte* values, const Box& box, const IoMetadat
 void place_block(const std::byte* values, const Box& box, SiteOrder order, const Decomposition& dec,
                  Aggregator& agg) {
   const size_t site_bytes = agg.element().record_bytes(IoFormat::binary);
-  const std::array<long, 3> lo{dec.offset(0), dec.offset(1), dec.offset(2)};
   const auto local = [&](const std::array<long, 3>& p) {
-    return static_cast<size_t>(
-        site_index(SiteOrder::x_fastest, {p[0] - lo[0], p[1] - lo[1], p[2] - lo[2]}, agg.extent()));
+    return agg.site(p[0] - dec.offset(0), p[1] - dec.offset(1), p[2] - dec.offset(2));
   };
   std::array<long, 3> p{};
-  if (order == SiteOrder::x_fastest) {  // rows along x on both sides
+  if (order == SiteOrder::x_fastest) {  // rows along x on both sides (FieldIo's aggregators are x fastest)
     const size_t row = static_cast<size_t>(box.extent(0)) * site_bytes;
     p[0] = box.lo[0];
     for (p[2] = box.lo[2]; p[2] < box.hi[2]; ++p[2])

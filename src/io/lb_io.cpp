@@ -49,7 +49,7 @@ struct LbOutput::Quantity {
 
 LbOutput::LbOutput(lb::Solver& solver, const lb::LbConfig& cfg) : solver_(solver), cfg_(cfg) {
   IoOptions opt{parse_io_format(cfg.output_format), cfg.output_io_grid};
-  opt.hints = parse_io_hints(cfg.output_hints, "output.hints");
+  opt.hints = cfg.output_hints;
   const Decomposition& dec = solver.decomposition();
   for (const std::string& f : cfg.output_fields) {
     IoElement e;
@@ -166,7 +166,7 @@ IoRecord write_checkpoint(lb::Solver& solver, const std::string& dir, std::array
   const lb::LbConfig& cfg = solver.config();
   const int q = solver.velocities().q;
   IoOptions opt{IoFormat::binary, io_grid};
-  opt.hints = parse_io_hints(cfg.output_hints, "output.hints");
+  opt.hints = cfg.output_hints;
   FieldIo io(dec, {IoType::f64, q, {}, "checkpoint"}, opt);
   const std::vector<double> f = solver.local_populations();
   io.aggregator().assign_x_slowest<double>(f);

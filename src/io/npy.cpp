@@ -151,9 +151,8 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
   const std::string header = npy_header(s.type, shape);
 
   // This rank's interior in the array's C order (x slowest, components last).
-  Aggregator agg(dec, {io_type_of(s.type), s.ncomp, {}, ""});
+  Aggregator agg(dec, {io_type_of(s.type), s.ncomp, {}, ""}, SiteOrder::x_slowest);
   agg.pack(field);
-  const std::vector<std::byte> local = agg.x_slowest_bytes();
 
   // Every rank learns the same outcome, so all throw (or none) together.
   auto agree = [&](int rc, const std::string& what) {
@@ -202,7 +201,7 @@ void write_npy(const std::string& path, const Decomposition& dec, const FieldVie
     // (fcoll vulcan) intermittently dropped a block of a small float array
     // written this way (1 run in 4 on 3 ranks); the independent path and
     // ROMIO never did.
-    rc2 = large_file_write(fh, local.data(), count, MPI_STATUS_IGNORE);
+    rc2 = large_file_write(fh, agg.data(), count, MPI_STATUS_IGNORE);
   }
   const int rc3 = MPI_File_close(&fh);
   const int failed = rc != MPI_SUCCESS ? rc : (rc2 != MPI_SUCCESS ? rc2 : rc3);

@@ -41,6 +41,7 @@ std::string toml_text(double v) {
 }
 std::string toml_text(Layout l) { return toml_text(to_string(l)); }
 std::string toml_text(FieldMemory m) { return toml_text(to_string(m)); }
+std::string toml_text(const IoHints& h) { return toml_text(io_hints_text(h)); }
 template <Choice E>
 std::string toml_text(E e) {
   return toml_text(to_string(e));
@@ -310,10 +311,7 @@ const std::map<std::string, std::vector<Key>>& keys() {
          "MPI-IO hints for the outputs and checkpoints, \"key=value,...\" (e.g. \"striping_factor=4,"
          "striping_unit=1048576,cb_nodes=2,romio_cb_write=enable\"), or \"none\"; recorded in each file's "
          "metadata with what the file system made of them",
-         [](auto& n, auto& c, auto& w) {
-           c.output_hints = as_string(n, w);
-           (void)parse_io_hints(c.output_hints, w);  // refused here, naming the key
-         },
+         [](auto& n, auto& c, auto& w) { c.output_hints = parse_io_hints(as_string(n, w), w); },
          shown(&LbConfig::output_hints)},
         {"async", "true: a write goes on while the next steps run; false: wait for it",
          [](auto& n, auto& c, auto& w) { c.output_async = as_bool(n, w); }, shown(&LbConfig::output_async)}}},
@@ -569,9 +567,13 @@ nlohmann::json config_json(const LbConfig& c) {
   j["mach_limit"] = c.mach_limit;
   j["progress_s"] = c.progress_s;
   j["summary"] = c.summary;
-  j["output"] = {{"every", c.output_every},   {"dir", c.output_dir},         {"format", c.output_format},
-                 {"fields", c.output_fields}, {"io_grid", c.output_io_grid}, {"async", c.output_async},
-                 {"hints", c.output_hints}};
+  j["output"] = {{"every", c.output_every},
+                 {"dir", c.output_dir},
+                 {"format", c.output_format},
+                 {"fields", c.output_fields},
+                 {"io_grid", c.output_io_grid},
+                 {"async", c.output_async},
+                 {"hints", io_hints_text(c.output_hints)}};
   j["checkpoint"] = {{"every", c.checkpoint_every},
                      {"dir", c.checkpoint_dir},
                      {"keep", c.checkpoint_keep},

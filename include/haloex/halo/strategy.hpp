@@ -60,10 +60,11 @@ class Strategy {
   /// Drive MPI's progress engine while an exchange is in flight (nothing
   /// otherwise): an overlapping solver calls it now and then while it
   /// updates the interior, so that messages move (rendezvous handshakes,
-  /// single-copy reads) before end() instead of inside it. Cheap: one
-  /// MPI_Iprobe on the plan's communicator, which runs one pass of the
-  /// library's progress loop over every outstanding request. Funneled: the
-  /// thread that called begin() calls it.
+  /// single-copy reads) before end() instead of inside it. One MPI_Iprobe
+  /// on the plan's communicator, which runs one pass of the library's
+  /// progress loop over every outstanding request; each call costs that
+  /// pass, so call it every few rows, not every site. Funneled: the thread
+  /// that called begin() calls it.
   void progress() {
     if (active_) do_progress();
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The aggregator: a rank's interior values of one quantity copied into the
-// order they take on file (x fastest, components together), independent of
+// order they take on file (x fastest, components together; x slowest for a
+// C-order array such as .npy), independent of
 // the field's layout and halo. It is what a file format writes from and
 // reads into, and the copy is what lets an asynchronous write go on while
 // the field changes.
@@ -16,12 +17,12 @@
 namespace haloex {
 
 /// One rank's interior values of one quantity in file order (x fastest,
-/// then y, then z; the components of a site together): what a file format
-/// writes from and reads into.
+/// then y, then z, unless told otherwise; the components of a site
+/// together): what a file format writes from and reads into.
 class Aggregator {
  public:
-  /// Storage for this rank's interior sites of `element`.
-  Aggregator(const Decomposition& dec, IoElement element);
+  /// Storage for this rank's interior sites of `element`, in `order`.
+  Aggregator(const Decomposition& dec, IoElement element, SiteOrder order = SiteOrder::x_fastest);
 
   /// What one site holds.
   const IoElement& element() const { return element_; }
@@ -46,7 +47,8 @@ class Aggregator {
   /// Position of local interior site (i, j, k) in the values (times ncomp
   /// for its first element).
   size_t site(long i, long j, long k) const {
-    return static_cast<size_t>((k * extent_[1] + j) * extent_[0] + i);
+    return static_cast<size_t>(i) * stride_[0] + static_cast<size_t>(j) * stride_[1] +
+           static_cast<size_t>(k) * stride_[2];
   }
 
   /// Copy the interior of a field in (element type and ncomp must match).
@@ -61,13 +63,6 @@ class Aggregator {
   void assign_x_slowest(std::span<const T> v) {
     check_type(sizeof(T));
     from_x_slowest(reinterpret_cast<const std::byte*>(v.data()), v.size() * sizeof(T));
-  }
-  /// The values in x-slowest local order, as bytes (what a C-order array of
-  /// the subdomain holds, as .npy writes it).
-  std::vector<std::byte> x_slowest_bytes() const {
-    std::vector<std::byte> out(bytes());
-    to_x_slowest(out.data(), out.size());
-    return out;
   }
   /// The values in x-slowest local order.
   template <class T>
@@ -86,6 +81,7 @@ class Aggregator {
   void copy(const FieldView& field, bool into_field) const;
   IoElement element_;
   std::array<long, 3> extent_;
+  std::array<size_t, 3> stride_;  // sites between neighbours along x, y, z (the order)
   std::vector<std::byte> data_;
 };
 

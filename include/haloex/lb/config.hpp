@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "haloex/core/error.hpp"
+#include "haloex/core/mpi_hints.hpp"
 #include "haloex/field/field.hpp"
 
 namespace haloex::lb {
@@ -130,8 +131,8 @@ struct LbConfig {
   std::string output_format = "binary";  ///< binary, ascii or hdf5
   std::vector<std::string> output_fields{"density", "velocity", "mask"};  ///< the fields written
   std::array<int, 3> output_io_grid{1, 1, 1};  ///< output files per dimension (the I/O grid)
-  std::string output_hints = "none";  ///< MPI-IO hints for outputs and checkpoints: "key=value,..." or none
-  bool output_async = true;           ///< write_begin after the step, write_end before the next output
+  IoHints output_hints;                        ///< MPI-IO hints for outputs and checkpoints (empty: none)
+  bool output_async = true;  ///< write_begin after the step, write_end before the next output
   // [checkpoint]
   long checkpoint_every = 0;                       ///< steps between checkpoints; 0: none
   std::string checkpoint_dir = "checkpoints";      ///< folder of the checkpoints
