@@ -336,7 +336,14 @@ def lb_scaling(records: list[dict]) -> dict[tuple, tuple[str, list[LbScaling]]]:
     {(kind, lattice or sites per rank, threads): (common base, [series])};
     the common base is the blocking halo (sendrecv, no overlap) where there
     is one, else the slowest configuration at the fewest ranks."""
-    lb = [r for r in records if r.get("benchmark") == "lb" and "mlups_samples" in r and "global_size" in r]
+    lb = [
+        r
+        for r in records
+        if r.get("benchmark") == "lb"
+        and "mlups_samples" in r
+        and "global_size" in r
+        and not r.get("output_every")
+    ]  # (the output comparison has its own table)
     groups: dict[tuple, dict[str, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     for r in lb:
         m = summarize(r["mlups_samples"]).median
@@ -371,3 +378,53 @@ def lb_scaling(records: list[dict]) -> dict[tuple, tuple[str, list[LbScaling]]]:
             )
         out[key] = (base, series)
     return out
+
+
+@dataclass
+class OutputCost:
+    """One LB configuration with field output every N steps against the
+    same configuration without (the 2023 ARCHER2 paper's comparison)."""
+
+    ranks: int
+    lattice: str
+    config: str  # without the /outN
+    every: int
+    mlups: float
+    mlups_without: float
+    write_s: float  # median seconds of one output, begin to end
+    bytes_per_write: float
+
+    @property
+    def ratio(self) -> float:
+        return self.mlups / self.mlups_without
+
+
+def output_costs(records: list[dict]) -> list[OutputCost]:
+    lb = [r for r in records if r.get("benchmark") == "lb" and "mlups_samples" in r and "global_size" in r]
+    without = {
+        (r["ranks"], r["threads_per_rank"], tuple(r["global_size"]), r["config"]): summarize(
+            r["mlups_samples"]
+        ).median
+        for r in lb
+        if not r.get("output_every")
+    }
+    out = []
+    for r in lb:
+        if not r.get("output_every"):
+            continue
+        plain = r["config"].rsplit("/out", 1)[0]
+        base = without.get((r["ranks"], r["threads_per_rank"], tuple(r["global_size"]), plain))
+        if base:
+            out.append(
+                OutputCost(
+                    r["ranks"],
+                    "x".join(map(str, r["global_size"])),
+                    plain,
+                    r["output_every"],
+                    summarize(r["mlups_samples"]).median,
+                    base,
+                    r["output_time_s_median"],
+                    r["output_bytes_per_write"],
+                )
+            )
+    return sorted(out, key=lambda c: (c.lattice, c.ranks, c.config, c.every))

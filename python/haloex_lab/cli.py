@@ -9,6 +9,7 @@ from pathlib import Path
 from .campaign import CampaignError, load_campaign, run_campaign
 from .compare import CompareError
 from .fields import FieldError
+from .network import NetworkError
 from .results import ResultsError
 
 
@@ -77,6 +78,40 @@ def _parser() -> argparse.ArgumentParser:
         "and the copy bandwidth measured in the same run; print the fit and predicted against measured.",
     )
     mod.add_argument("results", type=Path, help="results folder or file with pingpong and halo records")
+    pr = sub.add_parser(
+        "project",
+        help="project halo time and LB strong scaling to 10^5 ranks on a described network",
+        description="Split LATTICE over each rank count as MPI_Dims_create would, place the ranks on "
+        "nodes, and predict each halo strategy's exchange and the LB step (blocking, non-blocking, "
+        "overlapped) from NETWORK (a TOML description, see networks/); print the table and where each "
+        "mode stops scaling, and write projection.md, projection.jsonl and projection.png.",
+    )
+    pr.add_argument("network", type=Path, help="network description (TOML), e.g. networks/archer2-like.toml")
+    pr.add_argument("--lattice", default="1024", help="global lattice, L or NXxNYxNZ (default: %(default)s)")
+    pr.add_argument(
+        "--ranks", default="1:131072", help="MIN:MAX (powers of two) or a list (default: %(default)s)"
+    )
+    pr.add_argument("--velocity-set", default="D3Q19", help="D3Q15, D3Q19 or D3Q27 (default: %(default)s)")
+    pr.add_argument(
+        "--measured", type=Path, help="bench lb results of the same lattice to draw over the projection"
+    )
+    pr.add_argument(
+        "-o", "--out", type=Path, default=Path("projection"), help="folder (default: %(default)s)"
+    )
+    nw = sub.add_parser(
+        "network",
+        help="describe this machine as a network file, from measured results",
+        description="Write a network description (for `haloex-lab project`) of the machine RESULTS "
+        "were measured on: the on-node link from the ping-pong fit, the node's copy bandwidth from "
+        "the halo records, the LB rates from bench lb records (campaigns/model.toml and "
+        "campaigns/chapter6-lb.toml measure them all).",
+    )
+    nw.add_argument("results", type=Path, nargs="+", help="results folders or files")
+    nw.add_argument("-o", "--out", type=Path, required=True, help="the TOML file to write")
+    nw.add_argument("--name", default="this machine", help="the description's name (default: %(default)s)")
+    nw.add_argument(
+        "--off-node", type=Path, help="borrow the off-node link of this description (joins such nodes)"
+    )
     shot = sub.add_parser(
         "screenshot",
         help="render an output's XDMF file in ParaView (a PNG)",
@@ -90,6 +125,78 @@ def _parser() -> argparse.ArgumentParser:
         "-q", "--quantity", default="velocity", help="the cell array to colour by (default: %(default)s)"
     )
     return p
+
+
+def _measured_modes(path: Path, lattice) -> dict:
+    """{mode: {ranks: MLUPS}} of bench lb records on `lattice` (chapter 6)."""
+    from .results import load_results
+    from .stats import summarize
+
+    out: dict = {}
+    for r in load_results(path):
+        if r.get("benchmark") != "lb" or r.get("global_size") != list(lattice) or "mlups_samples" not in r:
+            continue
+        c = r["config"]
+        mode = (
+            "blocking"
+            if "/sendrecv/none/" in c
+            else "non-blocking"
+            if "/direct/none/" in c
+            else "overlapped"
+            if "/direct/interior" in c
+            else None
+        )
+        if mode and r.get("threads_per_rank") == 1 and r.get("output_every", 0) == 0:
+            m = summarize(r["mlups_samples"]).median
+            out.setdefault(mode, {})[r["ranks"]] = max(m, out.get(mode, {}).get(r["ranks"], 0))
+    return out
+
+
+def _projection_commands(args) -> int:
+    from .network import load_network, network_toml
+
+    if args.command == "network":
+        from .model import network_from_results
+        from .results import load_results
+
+        records = [r for p in args.results for r in load_results(p)]
+        off = load_network(args.off_node).off_node if args.off_node else None
+        if args.off_node and off is None:
+            raise NetworkError(f"{args.off_node} has no [network.off_node] to borrow")
+        try:
+            net = network_from_results(records, args.name, off)
+        except ValueError as e:
+            raise ResultsError(str(e)) from None
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(
+            network_toml(net, "Written by haloex-lab network from " + ", ".join(map(str, args.results)))
+        )
+        print(f"wrote {args.out}")
+        return 0
+    from .projection import (
+        measured_text,
+        parse_lattice,
+        parse_ranks,
+        project,
+        projection_text,
+        write_projection,
+    )
+
+    net = load_network(args.network)
+    try:
+        lattice, ranks = parse_lattice(args.lattice), parse_ranks(args.ranks)
+        points = project(net, lattice, ranks, args.velocity_set)
+    except ValueError as e:
+        raise NetworkError(str(e)) from None
+    if not points:
+        raise NetworkError(f"{args.lattice} cannot be split over {ranks[0]} ranks (subdomains under 2 sites)")
+    measured = _measured_modes(args.measured, lattice) if args.measured else None
+    print(projection_text(net, lattice, points))
+    if measured and measured_text(points, measured):
+        print("\nMeasured against the model:\n\n" + measured_text(points, measured) + "\n")
+    for f in write_projection(net, lattice, args.velocity_set, points, args.out, measured):
+        print(f"wrote {f}")
+    return 0
 
 
 def main(argv=None) -> int:
@@ -132,6 +239,8 @@ def main(argv=None) -> int:
             except ValueError as e:
                 raise ResultsError(str(e)) from None
             return 0
+        if args.command in ("project", "network"):
+            return _projection_commands(args)
         if args.command == "screenshot":
             from .screenshot import screenshot
 
@@ -145,7 +254,7 @@ def main(argv=None) -> int:
             print(table)
         print(f"report: {path}")
         return 0
-    except (CampaignError, ResultsError, CompareError, FieldError) as e:
+    except (CampaignError, ResultsError, CompareError, FieldError, NetworkError) as e:
         print(f"haloex-lab: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -2,16 +2,26 @@
 exchange, fitted to the ping-pong and copy bandwidth measured in the same
 results, set against the measured halo times.
 
-    t(m) = alpha + m / beta                       (one message of m bytes)
-    T    = k alpha + B / beta + c B / copy_bw     (one exchange)
+    t(m) = alpha + m / beta      (one message of m bytes, fitted per size range)
 
-fitted by least squares (relative error) on each message size range, split
-where the fit is best (below and above the eager/rendezvous switch); B is
-the halo bytes per rank, k the messages in sequence (2 ndim for the staged
-family, which waits stage by stage; the direct family's messages are all in
-flight at once, so k is their count times the per-message overhead, taken
-as alpha), c the copies (pack and unpack: 2; shm reads the neighbour's
-field directly: 1; staged-types lets MPI pack: 2)."""
+One exchange, from the plan's message list (per stage for the staged
+family, which waits stage by stage; all at once for the direct family):
+
+    T = s (sum_i alpha(m_i) + B / beta_inf) + 2 B / copy_bw + B_local / copy_bw
+
+n messages of B remote bytes: each pays the alpha of its size's range, and
+the bytes stream at the bandwidth of the largest range, beta_inf (messages
+in flight together pipeline; the small range's beta holds the per-message
+cost of one message at a time, which alpha already counts). Packing and
+unpacking copy each remote byte twice (staged-types once: MPI packs the
+derived datatypes straight into its own buffers), periodic images once, at
+the STREAM copy bandwidth of one rank measured in the same run. shm reads the
+neighbour's field directly: a strided box into a strided box, which costs
+what a pack and an unpack of the same bytes cost, plus two flag waits. s is
+how many ranks share each CPU on the busiest host (placement records) over
+the same for the ping-pong: oversubscribed ranks wait for each other's time
+slices; the copy bandwidth, measured on all ranks at once, already shares
+the CPUs."""
 
 from __future__ import annotations
 
@@ -23,7 +33,7 @@ import numpy as np
 from .stats import summarize
 
 STAGED = {"staged", "staged-types", "sendrecv", "irecv-send", "isend-recv", "irecv-isend", "irecv-issend",
-          "red-black", "prepost"}  # fmt: skip
+          "red-black", "prepost", "auto"}  # fmt: skip
 
 
 @dataclass
@@ -69,37 +79,49 @@ def message_time(fit: list[Hockney], m: float) -> Hockney:
     return next(h for h in fit if h.lo <= m < h.hi)
 
 
-def predict_from_list(strategy: str, ml: dict, copy_bw: float, fit) -> float:
-    """Predicted seconds of one exchange from the plan's message list: per
-    stage (the staged family, one after the other) or at once (the direct
-    family), n alpha + remote bytes / beta for the messages to other ranks,
-    their packing and unpacking (2 remote bytes / copy_bw) and the local
-    copies of periodic images (local bytes / copy_bw); shm copies every
-    byte once, straight from the neighbour's field."""
-    stages = ml["staged"] if strategy in STAGED or strategy == "auto" else [ml["direct"]]
+def cpu_share(record: dict) -> float:
+    """Ranks per CPU on the busiest host of a record's placement (at least
+    1: a rank never has more than a CPU to itself)."""
+    p = record.get("placement")
+    if not p or not p.get("cpus"):
+        return 1.0
+    cpus: set[int] = set()
+    for text in p["cpus"]:
+        for part in text.split(","):
+            lo, _, hi = part.partition("-")
+            if lo.isdigit():
+                cpus |= set(range(int(lo), int(hi or lo) + 1))
+    if not cpus:
+        return 1.0
+    return max(1.0, max(p["ranks_per_host"].values()) / len(cpus))
+
+
+def predict_from_list(strategy: str, ml: dict, copy_bw: float, fit, share: float = 1.0) -> float:
+    """Predicted seconds of one exchange from the plan's message list (see
+    the module's formula)."""
+    d = ml["direct"]
     if strategy == "shm":
-        d = ml["direct"]
-        return (d["remote_bytes"] + d["local_bytes"]) / copy_bw
+        return 2 * fit[0].alpha * share + (2 * d["remote_bytes"] + d["local_bytes"]) / copy_bw
+    beta_inf = fit[-1].beta
     total = 0.0
-    for st in stages:
+    for st in ml["staged"] if strategy in STAGED else [d]:
         n, remote, local = st["messages"], st["remote_bytes"], st["local_bytes"]
         if n:
-            h = message_time(fit, remote / n)
-            total += n * h.alpha + remote / h.beta + 2 * remote / copy_bw
+            sizes = st.get("message_bytes") or [remote / n] * n  # (older records: n of the mean size)
+            total += share * (sum(message_time(fit, m).alpha for m in sizes) + remote / beta_inf)
+            total += (1 if strategy == "staged-types" else 2) * remote / copy_bw
         total += local / copy_bw
     return total
 
 
 def predict(strategy: str, messages: int, ndim: int, halo_bytes: float, copy_bw: float, fit) -> float:
     """Predicted seconds of one exchange without a message list (records
-    before it was kept): every halo byte taken as a message's (see the
-    module's formula)."""
+    before it was kept): every halo byte taken as a message's."""
     if strategy == "shm":
-        return halo_bytes / copy_bw
-    seq = 2 * ndim if strategy in STAGED or strategy == "auto" else messages
-    per = halo_bytes / max(seq, 1)  # a typical message
-    h = message_time(fit, per)
-    return seq * h.alpha + halo_bytes / h.beta + 2 * halo_bytes / copy_bw
+        return 2 * fit[0].alpha + 2 * halo_bytes / copy_bw
+    seq = 2 * ndim if strategy in STAGED else messages
+    h = message_time(fit, halo_bytes / max(seq, 1))  # a typical message
+    return seq * h.alpha + halo_bytes / fit[-1].beta + 2 * halo_bytes / copy_bw
 
 
 @dataclass
@@ -124,15 +146,17 @@ def model_rows(records: list[dict]) -> tuple[list[Hockney], list[Row]]:
         by_size[r["message_bytes"]].append(summarize(r["latency_s"]).median)
     sizes = sorted(by_size)
     fit = fit_hockney(sizes, [float(np.median(by_size[s])) for s in sizes])
+    pp_share = cpu_share(pp[0])
     rows = []
     for r in records:
         if r.get("benchmark") != "halo" or "copy_bandwidth_bytes_per_s" not in r or r.get("work_s"):
             continue
         copy_bw = summarize(r["copy_bandwidth_bytes_per_s"]).median / r["ranks"]
+        strategy = r.get("resolved_strategy") or r["strategy"]  # what auto chose
         if "message_list" in r:
-            t = predict_from_list(r["strategy"], r["message_list"], copy_bw, fit)
+            t = predict_from_list(strategy, r["message_list"], copy_bw, fit, cpu_share(r) / pp_share)
         else:
-            t = predict(r["strategy"], r["messages"], r.get("ndim", 3), r["halo_bytes"], copy_bw, fit)
+            t = predict(strategy, r["messages"], r.get("ndim", 3), r["halo_bytes"], copy_bw, fit)
         rows.append(
             Row(r["strategy"], r["ranks"], r["local_size"], summarize(r["time_per_call_s"]).median, t)
         )
@@ -164,3 +188,53 @@ def model_text(records: list[dict]) -> str:
     for (ranks, s), e in sorted(by.items()):
         lines.append(f"  {ranks} ranks, {s}: {np.median(e) * 100:.0f}% over {len(e)} sizes")
     return "\n".join(lines)
+
+
+def _cpus(record: dict) -> int:
+    """The CPUs the record's ranks ran on, together (placement)."""
+    seen: set[int] = set()
+    for text in (record.get("placement") or {}).get("cpus", []):
+        for part in text.split(","):
+            lo, _, hi = part.partition("-")
+            if lo.isdigit():
+                seen |= set(range(int(lo), int(hi or lo) + 1))
+    return len(seen)
+
+
+def network_from_results(records: list[dict], name: str, off_node=None):
+    """This machine as a network description (network.py): the on-node link
+    from the ping-pong fit, the node's STREAM copy bandwidth from the halo
+    records with one rank per CPU, and the LB rates from `bench lb` records
+    (one rank alone; the node: its memory sweep at one rank per CPU times
+    the fraction of it one rank reaches). `off_node` (a Link) joins such
+    nodes; without it the description is one node."""
+    from .network import Link, Network
+
+    fit, _ = model_rows(records)
+    pp = next(r for r in records if r.get("benchmark") == "pingpong")
+    cores = _cpus(pp) or 1
+    halo = [
+        r
+        for r in records
+        if r.get("benchmark") == "halo" and r["ranks"] == cores and "copy_bandwidth_bytes_per_s" in r
+    ]
+    if not halo:
+        raise ValueError(f"no halo records at {cores} ranks (one per CPU) for the node's copy bandwidth")
+    copy = float(np.median([summarize(r["copy_bandwidth_bytes_per_s"]).median for r in halo]))
+    lb = [r for r in records if r.get("benchmark") == "lb" and r.get("threads_per_rank") == 1]
+    one = [r["mlups_median"] for r in lb if r["ranks"] == 1 and r.get("overlap") == "none"]
+    sweep = {r["ranks"]: r["bandwidth_bytes_per_s_median"] for r in lb if r.get("config") == "stream"}
+    if not one or 1 not in sweep or cores not in sweep:
+        raise ValueError(f"no bench lb records at 1 and {cores} ranks (their MLUPS and memory sweeps)")
+    core = max(one)
+    node = core * sweep[cores] / sweep[1]  # the node's bandwidth at the fraction one rank reaches
+    # (one range: every message pays the same alpha from 1 byte up)
+    on = Link(fit[0].alpha, fit[-1].alpha, fit[-1].lo if len(fit) > 1 else 1, fit[-1].beta)
+    host = pp.get("host", "this machine")
+    src = (
+        f"measured on {host} ({pp.get('date_utc', '?')}): ping-pong fit, STREAM copy of {cores} ranks, "
+        f"bench lb at 1 and {cores} ranks"
+    )
+    if off_node:
+        src += "; off-node link and injection borrowed from another description (no second node here)"
+    return Network(name, src, cores, cores, on, off_node, copy, max(node, core), core)

@@ -16,6 +16,7 @@ from .analysis import (
     lb_scaling,
     machine,
     machine_text,
+    output_costs,
     recommendations,
     setup_text,
     speedups,
@@ -345,6 +346,28 @@ def _lb_scaling_section(records: list[dict], figdir: Path, formats) -> list[str]
     return md
 
 
+def _output_cost_section(records: list[dict]) -> list[str]:
+    """The LB step rate with field output every N steps against without."""
+    costs = output_costs(records)
+    if not costs:
+        return []
+    md = [
+        "## LB step rate with output",
+        "",
+        "`bench lb --output-every N`: density, velocity and the mask written every N steps during the "
+        "timed steps (each sample completes its last write), against the same configuration without output.",
+        "",
+        "| lattice | ranks | config | every | MLUPS | without | ratio | ms per output | MB per output |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in costs:
+        md.append(
+            f"| {c.lattice} | {c.ranks} | {c.config} | {c.every} | {c.mlups:.1f} | {c.mlups_without:.1f} | "
+            f"{c.ratio:.3f} | {c.write_s * 1e3:.1f} | {c.bytes_per_write / 1e6:.1f} |"
+        )
+    return [*md, ""]
+
+
 def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], str]:
     """The report's sections for records of one machine and configuration,
     and the recommendation table."""
@@ -494,6 +517,7 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
         md += _schedule_section(lb, figdir, formats)
 
     md += _lb_scaling_section(records, figdir, formats)
+    md += _output_cost_section(records)
 
     st = [r for r in records if r["benchmark"] == "stream"]
     if st:

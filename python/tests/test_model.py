@@ -3,7 +3,7 @@ prediction follows its formula, by hand."""
 
 import pytest
 
-from haloex_lab.model import Hockney, fit_hockney, model_rows, predict
+from haloex_lab.model import Hockney, cpu_share, fit_hockney, model_rows, predict, predict_from_list
 
 
 def test_fit_recovers_two_regimes():
@@ -22,10 +22,70 @@ def test_prediction_by_hand():
     assert predict("staged", 26, 3, 6e5, 1e10, fit) == pytest.approx(6e-6 + 6e-4 + 1.2e-4)
     # direct: its 26 messages
     assert predict("direct", 26, 3, 6e5, 1e10, fit) == pytest.approx(26e-6 + 6e-4 + 1.2e-4)
-    # shm: one copy, no message
-    assert predict("shm", 26, 3, 6e5, 1e10, fit) == pytest.approx(6e-5)
+    # shm: a pack's and an unpack's copies, two flag waits, no message
+    assert predict("shm", 26, 3, 6e5, 1e10, fit) == pytest.approx(2e-6 + 1.2e-4)
+
+
+# A message list as bench halo records it: 2 ranks, periodic in y and z.
+LIST = {
+    "direct": {"messages": 18, "remote_bytes": 9e4, "local_bytes": 1.6e5},
+    "staged": [
+        {"messages": 2, "remote_bytes": 8e4, "local_bytes": 0},
+        {"messages": 0, "remote_bytes": 0, "local_bytes": 9e4},
+        {"messages": 0, "remote_bytes": 0, "local_bytes": 1e5},
+    ],
+}
+FIT = [Hockney(1e-6, 1e9, 0, 8192), Hockney(4e-6, 1e10, 8192, float("inf"))]
+
+
+def test_prediction_from_the_message_list_by_hand():
+    bw = 1e10
+    # staged: one stage of 2 messages of 4e4 B (the large range), bytes at
+    # beta_inf, packed and unpacked; then two stages of local copies
+    staged = 2 * 4e-6 + 8e4 / 1e10 + 2 * 8e4 / bw + (9e4 + 1e5) / bw
+    assert predict_from_list("staged", LIST, bw, FIT) == pytest.approx(staged)
+    # MPI packs the datatypes of staged-types: one copy of the remote bytes
+    assert predict_from_list("staged-types", LIST, bw, FIT) == pytest.approx(staged - 8e4 / bw)
+    # direct: 18 messages of 5000 B (the small range's alpha), bytes at beta_inf
+    direct = 18 * 1e-6 + 9e4 / 1e10 + 2 * 9e4 / bw + 1.6e5 / bw
+    assert predict_from_list("direct", LIST, bw, FIT) == pytest.approx(direct)
+    # two ranks to a CPU stretch the message terms, not the copies
+    assert predict_from_list("direct", LIST, bw, FIT, 2.0) == pytest.approx(direct + 18e-6 + 9e-6)
+    assert predict_from_list("shm", LIST, bw, FIT) == pytest.approx(2e-6 + (2 * 9e4 + 1.6e5) / bw)
+
+
+def test_cpu_share_from_placement():
+    def rec(cpus, per_host):
+        return {"placement": {"cpus": cpus, "ranks_per_host": per_host}}
+
+    assert cpu_share(rec(["0-1"] * 4, {"a": 4})) == 2.0  # 4 ranks on 2 CPUs
+    assert cpu_share(rec(["0", "1"], {"a": 2})) == 1.0
+    assert cpu_share(rec(["0,2", "1,3"], {"a": 2})) == 1.0  # never below one CPU each
+    assert cpu_share({}) == 1.0
+
+
+def test_auto_is_predicted_as_what_it_chose():
+    pp = [{"benchmark": "pingpong", "message_bytes": m, "latency_s": [FIT[0].time(m)]} for m in (8, 64, 512)]
+    halo = {
+        "benchmark": "halo",
+        "ranks": 2,
+        "local_size": 16,
+        "copy_bandwidth_bytes_per_s": [2e10],
+        "time_per_call_s": [1e-4],
+        "message_list": LIST,
+    }
+    auto = dict(halo, strategy="auto", resolved_strategy="shm")
+    _, rows = model_rows([*pp, auto, dict(halo, strategy="shm")])
+    assert rows[0].predicted == pytest.approx(rows[1].predicted)
 
 
 def test_rows_need_a_pingpong():
     with pytest.raises(ValueError, match="no ping-pong records"):
         model_rows([{"benchmark": "halo"}])
+
+
+def test_each_message_pays_its_own_latency():
+    # 2 faces of 40000 B (the large range's alpha) and 16 edges of 625 B (the small one's)
+    sized = {**LIST, "direct": {**LIST["direct"], "message_bytes": [4e4, 4e4] + [625] * 16}}
+    direct = 2 * 4e-6 + 16 * 1e-6 + 9e4 / 1e10 + (2 * 9e4 + 1.6e5) / 1e10
+    assert predict_from_list("direct", sized, 1e10, FIT) == pytest.approx(direct)

@@ -347,3 +347,19 @@ def test_lb_scaling_efficiencies_by_hand(tmp_path):
     text = build_report(path, tmp_path)[0].read_text()
     assert "## LB application scaling (the 2016 paper's chapter 6)" in text
     assert f"| {overlapped} | 2 | 198.0 | 0.900 | 0.990 |" in text
+
+
+def test_output_cost_table_by_hand(tmp_path):
+    """A configuration with output every 10 steps against the same one
+    without: the ratio, and no separate curve in the scaling section."""
+    plain = "aa/soa/direct/none/bgk/worksharing/box"
+    out = dict(_lb(plain + "/out10", 2, [64, 64, 64], 30.0), output_every=10, output_time_s_median=0.25,
+               output_bytes_per_write=8.65e6)  # fmt: skip
+    recs = [_lb(plain, 1, [64, 64, 64], 60.0), _lb(plain, 2, [64, 64, 64], 120.0), out,
+            dict(out, ranks=1, mlups_samples=[20.0] * 3)]  # fmt: skip
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    report, _ = build_report(tmp_path / "r.jsonl", tmp_path / "rep")
+    text = report.read_text()
+    assert f"| 64x64x64 | 2 | {plain} | 10 | 30.0 | 120.0 | 0.250 | 250.0 | 8.7 |" in text
+    scaling = text.split("## LB application scaling")[1].split("## LB step rate with output")[0]
+    assert plain in scaling and "/out10" not in scaling  # not a scaling series

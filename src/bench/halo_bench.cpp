@@ -63,13 +63,16 @@ PlanOptions plan_options_for(const std::string& plan, PackThreads pack_threads) 
 
 namespace {
 
-// What one stage sends to other ranks and copies locally.
+// What one stage sends to other ranks (each message's bytes too: a model
+// charges a face and an edge different latencies) and copies locally.
 nlohmann::json stage_messages(const Stage& st) {
   long n = 0;
   size_t remote = 0;
+  std::vector<size_t> sizes;
   for (const Link& l : st.links)
-    if (!l.self && !l.send.empty()) ++n, remote += l.send.bytes;
-  return {{"messages", n}, {"remote_bytes", remote}, {"local_bytes", st.local_bytes}};
+    if (!l.self && !l.send.empty()) ++n, remote += l.send.bytes, sizes.push_back(l.send.bytes);
+  return {
+      {"messages", n}, {"remote_bytes", remote}, {"message_bytes", sizes}, {"local_bytes", st.local_bytes}};
 }
 
 // The plan's message list (see HaloBenchResult::message_list).

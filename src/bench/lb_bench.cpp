@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <omp.h>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -16,9 +17,12 @@
 #include "haloex/bench/record.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/field/field.hpp"
+#include "haloex/io/lb_io.hpp"
 #include "haloex/lb/solver.hpp"
 
 namespace haloex {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -95,18 +99,24 @@ std::vector<lb::LbConfig> configurations(const LbBenchOptions& opt, const lb::Lb
           for (long p : o == lb::Overlap::interior ? opt.mpi_progress_rows : std::vector<long>{0})
             for (auto c : opt.collisions)
               for (auto sc : opt.schedules)
-                for (auto g : opt.geometries) {
-                  lb::LbConfig x = base;
-                  x.kernel = k;
-                  x.layout = l;
-                  x.strategy = s;
-                  x.overlap = o;
-                  x.mpi_progress_rows = p;
-                  x.collision = c;
-                  x.schedule = sc;
-                  if (g == LbGeometry::channel) x.periodic = {true, false, base.size[2] == 1};
-                  out.push_back(x);
-                }
+                for (auto g : opt.geometries)
+                  for (long every : opt.output_every) {
+                    lb::LbConfig x = base;
+                    x.kernel = k;
+                    x.layout = l;
+                    x.strategy = s;
+                    x.overlap = o;
+                    x.mpi_progress_rows = p;
+                    x.collision = c;
+                    x.schedule = sc;
+                    if (g == LbGeometry::channel) x.periodic = {true, false, base.size[2] == 1};
+                    x.output_every = every;
+                    // One folder per configuration, so that deleting a
+                    // sample's files touches nothing else.
+                    x.output_dir =
+                        (fs::path(opt.output_dir) / ("bench-lb-" + std::to_string(out.size()))).string();
+                    out.push_back(x);
+                  }
   return out;
 }
 
@@ -118,9 +128,35 @@ std::string config_name(const lb::LbConfig& c) {
   using lb::to_string;
   // (interior+pN: MPI progress every N rows)
   const std::string progress = c.mpi_progress_rows > 0 ? "+p" + std::to_string(c.mpi_progress_rows) : "";
+  // (/outN: field output every N steps)
+  const std::string output = c.output_every > 0 ? "/out" + std::to_string(c.output_every) : "";
   return to_string(c.kernel) + "/" + haloex::to_string(c.layout) + "/" + c.strategy + "/" +
          to_string(c.overlap) + progress + "/" + to_string(c.collision) + "/" + to_string(c.schedule) + "/" +
-         haloex::to_string(geometry_of(c));
+         haloex::to_string(geometry_of(c)) + output;
+}
+
+// Advance `steps` steps, writing the fields whenever the step count is a
+// multiple of the output interval, and complete the last write: the sample
+// pays for every output it starts.
+void advance_with_output(lb::Solver& s, LbOutput& out, long steps, long every) {
+  while (steps > 0) {
+    const long n = std::min(steps, every - s.steps_done() % every);
+    s.advance(n);
+    steps -= n;
+    if (s.steps_done() % every == 0) out.write();
+  }
+  out.finish();
+}
+
+// Delete the files one configuration's outputs wrote (rank 0), so that the
+// disk holds one sample's at a time.
+void remove_outputs(MPI_Comm comm, const std::string& dir) {
+  mpi_check(MPI_Barrier(comm), "MPI_Barrier");
+  if (comm_rank(comm) == 0) {
+    std::error_code ec;
+    for (const auto& f : fs::directory_iterator(dir, ec)) fs::remove(f.path(), ec);
+  }
+  mpi_check(MPI_Barrier(comm), "MPI_Barrier");
 }
 
 }  // namespace
@@ -152,6 +188,8 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
     base.monitor_mode = opt.monitor;
     base.tau = 0.8;
     base.source = "bench lb";
+    base.output_format = opt.output_format;
+    base.output_hints = opt.output_hints;
     const std::vector<lb::LbConfig> configs = configurations(opt, base);
     for (int threads : thread_counts) {
       omp_set_num_threads(threads);
@@ -160,9 +198,11 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
       if (rank == 0 && opt.progress)
         log << "# threads=" << threads << " pinned: " << pinned << "\n" << std::flush;
       std::vector<std::unique_ptr<lb::Solver>> solvers;
+      std::vector<std::unique_ptr<LbOutput>> outputs;  // (null: no output)
       for (const lb::LbConfig& c : configs) {
         solvers.push_back(std::make_unique<lb::Solver>(c, comm));
         solvers.back()->advance(opt.warmup);
+        outputs.push_back(c.output_every > 0 ? std::make_unique<LbOutput>(*solvers.back(), c) : nullptr);
       }
       const long local_sites = solvers.front()->decomposition().local_volume();
       // The AA kernel's state on every rank of this node, against the cache
@@ -203,8 +243,22 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
           s.reset_timers();
           mpi_check(MPI_Barrier(comm), "MPI_Barrier");
           const double t0 = MPI_Wtime();
-          s.advance(opt.steps);
+          if (outputs[k])
+            advance_with_output(s, *outputs[k], opt.steps, configs[k].output_every);
+          else
+            s.advance(opt.steps);
           const double tmax = max_over(comm, MPI_Wtime() - t0);
+          if (outputs[k]) {
+            // One output is several quantities' events at the same step.
+            long last_step = -1;
+            for (const IoRecord& e : outputs[k]->take_events()) {
+              if (e.step != last_step) ++res[k].output_writes, res[k].output_s.push_back(0);
+              last_step = e.step;
+              res[k].output_bytes += static_cast<double>(e.event.bytes);
+              res[k].output_s.back() += e.event.elapsed_s;
+            }
+            remove_outputs(comm, configs[k].output_dir);
+          }
           const Timers& tm = s.timers();
           const double hmax =
               max_over(comm, (tm.seconds(lb::t_halo_begin) + tm.seconds(lb::t_halo_end)) / opt.steps);
@@ -233,9 +287,19 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
         x.fraction_q = x.summary.median / sres[1].roofline_mlups;
         x.halo_median_s = summarize(x.halo_s_per_step).median;
         x.ratio_to_first = x.summary.median / res[0].summary.median;
+        if (x.output_writes > 0) x.output_bytes /= static_cast<double>(x.output_writes);
         out.push_back(x);
       }
+      for (const lb::LbConfig& c : configs)
+        if (c.output_every > 0 && rank == 0) {
+          std::error_code ec;
+          fs::remove(c.output_dir, ec);
+        }
     }
+  }
+  if (rank == 0) {
+    std::error_code ec;
+    fs::remove(opt.output_dir, ec);  // only when empty: never a directory the user had
   }
   return rank == 0 ? out : std::vector<LbBenchResult>{};
 }
@@ -340,6 +404,15 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
       j["halo_time_per_step_s_samples"] = r.halo_s_per_step;
       j["halo_time_per_step_s_median"] = r.halo_median_s;
       j["ratio_to_first_config"] = r.ratio_to_first;
+      j["output_every"] = r.lb.output_every;
+      if (r.lb.output_every > 0) {
+        j["output_format"] = r.lb.output_format;
+        j["hints"] = io_hints_text(r.lb.output_hints);
+        j["output_writes"] = r.output_writes;
+        j["output_bytes_per_write"] = r.output_bytes;
+        j["output_time_s_samples"] = r.output_s;
+        j["output_time_s_median"] = summarize(r.output_s).median;
+      }
     }
     out.push_back(std::move(j));
   }

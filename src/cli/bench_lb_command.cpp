@@ -8,6 +8,7 @@
 #include "haloex/bench/lb_bench.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/core/error.hpp"
+#include "haloex/core/mpi_hints.hpp"
 #include "haloex/grid/decomposition.hpp"
 #include "haloex/lb/velocity_set.hpp"
 
@@ -28,6 +29,10 @@ struct Args {
   std::string geometries = "box";
   std::string threads;
   std::string monitor = "off";
+  std::string output_every = "0";
+  std::string output_format = "binary";
+  std::string dir = "haloex-bench-lb";
+  std::string hints = "none";
   int steps = 20, repeats = 5, warmup = 2;
   std::string json;
   bool quiet = false;
@@ -81,6 +86,20 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   cmd->add_option("--monitor", a->monitor, "Monitoring during the timed steps: off, nonblocking, blocking")
       ->check(CLI::IsMember({"off", "nonblocking", "blocking"}))
       ->capture_default_str();
+  cmd->add_option("--output-every", a->output_every,
+                  "Steps between field outputs (density, velocity, mask) during the timed steps, "
+                  "comma-separated (0: none; e.g. 0,10,50: the step rate with and without output)")
+      ->capture_default_str();
+  cmd->add_option("--output-format", a->output_format, "Output format: binary, ascii, hdf5")
+      ->check(CLI::IsMember({"binary", "ascii", "hdf5"}))
+      ->capture_default_str();
+  cmd->add_option("--dir", a->dir,
+                  "Directory the outputs are written to (each sample's files are deleted after it)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--hints", a->hints,
+         "MPI-IO hints of the outputs, 'key=value,...' or 'none' (e.g. striping_factor=4,cb_nodes=2)")
+      ->capture_default_str();
   add_repetition_options(*cmd, a->steps, a->repeats, a->warmup,
                          {"Steps per sample", "Samples per configuration", "Untimed steps per configuration",
                           "-i,--steps,--iterations"});
@@ -110,6 +129,12 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
         o.threads.push_back(static_cast<int>(t));
       }
       o.monitor = a->monitor;
+      o.output_every = parse_long_list(a->output_every, "--output-every");
+      for (long e : o.output_every)
+        if (e < 0) throw InputError("--output-every entries must be >= 0 (0: no output)");
+      o.output_format = a->output_format;
+      o.output_dir = a->dir;
+      o.output_hints = parse_io_hints(a->hints, "--hints");
       o.steps = a->steps;
       o.repeats = a->repeats;
       o.warmup = a->warmup;

@@ -29,6 +29,10 @@ for r in rows:
     # 2 ranks on a 2x1x1 grid, periodic: every rank's full halo of L^3 sites.
     assert r["global_size"] == [2 * L, L, L]
     assert r["halo_bytes"] == (6 * L * L + 12 * L + 8) * 19 * 8, r["halo_bytes"]
+    # The other rank gets what crosses x: 2 faces, 8 edges and 8 corners.
+    d = r["message_list"]["direct"]
+    assert sorted(d["message_bytes"]) == [152] * 8 + [152 * L] * 8 + [152 * L * L] * 2, d
+    assert d["messages"] == 18 and d["remote_bytes"] == sum(d["message_bytes"]), d
     med = sorted(r["time_per_call_s"])[1]
     assert abs(r["median_time_per_call_s"] - med) < 1e-15
     assert abs(r["beff_bytes_per_s"] - r["halo_bytes"] / med) <= 1e-9 * r["beff_bytes_per_s"]
@@ -68,3 +72,23 @@ if $launch "$haloex" bench halo -m 6 -s shm --field-memory disk -q >"$dir/bad.tx
 fi
 grep -q "field-memory" "$dir/bad.txt" || { cat "$dir/bad.txt" >&2; exit 1; }
 echo "node memory OK"
+
+# The step rate with and without output: every 2 steps over 2 samples of 5
+# steps after 1 warm-up step writes at steps 2, 4, 6, 8 and 10; each output
+# is density, velocity (3 float64) and the mask (1 byte) of 12^3 sites. The
+# bench deletes what it wrote, and the folder it made.
+$launch "$haloex" bench lb -L 12 -k aa -i 5 -r 2 -x 1 --output-every 0,2 --dir "$dir/lb-out" -o "$dir/lb.jsonl" -q |
+  tee "$dir/lb.txt"
+grep -q "/box/out2 " "$dir/lb.txt"
+test ! -e "$dir/lb-out" || { echo "bench lb left $dir/lb-out behind" >&2; exit 1; }
+python3 - "$dir/lb.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if '"config":"aa' in line]
+assert [r["output_every"] for r in rows] == [0, 2], rows
+plain, out = rows
+assert "output_writes" not in plain
+assert out["output_writes"] == 5, out["output_writes"]
+assert out["output_bytes_per_write"] == 12**3 * (4 * 8 + 1), out["output_bytes_per_write"]
+assert len(out["output_time_s_samples"]) == 5 and out["output_format"] == "binary" and out["hints"] == "none"
+print("lb output records OK")
+PY

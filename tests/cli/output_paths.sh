@@ -24,6 +24,8 @@ lb=("$haloex" lb "$case" -q --set "lattice.size=[8,8,4]" run.steps=2 run.progres
 
 expect 2 "haloex bench halo: .*'taken' is a folder; give a file name" "$haloex" bench halo -m 8 -i 1 -r 1 -o taken
 expect 2 "haloex bench lb: .*'taken' is a folder" "$haloex" bench lb -L 8 -i 1 -r 1 -o taken
+expect 2 "'$PWD/plain-file' is not a folder" "$haloex" bench lb -L 8 -i 1 -r 1 --output-every 1 --dir plain-file
+expect 2 "--output-every entries must be >= 0" "$haloex" bench lb -L 8 -i 1 -r 1 --output-every 2,-1
 expect 2 "haloex stencil: .*'taken' is a folder" "$haloex" stencil --nx 8 --ny 8 --nz 1 -o taken
 expect 2 "haloex lb: .*'taken' is a folder" "${lb[@]}" -o taken
 expect 2 "'$PWD/plain-file' is not a folder" "$haloex" bench halo -m 8 -i 1 -r 1 -o plain-file/r.jsonl

@@ -85,7 +85,8 @@ struct HaloBenchResult {
   int messages = 0;  ///< direct-pattern messages per exchange (most on any rank)
   /// Rank 0's message list, for models: per pattern (direct, and each
   /// stage of the staged one) the messages to other ranks, the bytes they
-  /// carry and the bytes copied locally (periodic images of its own sites).
+  /// carry (in all and each) and the bytes copied locally (periodic images
+  /// of its own sites).
   nlohmann::json message_list;
   double beff_bytes_per_s = 0;        ///< effective bandwidth: halo_bytes / median time per call
   double updates_per_core_per_s = 0;  ///< sites per rank / (median time per call * threads)

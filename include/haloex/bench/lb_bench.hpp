@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "haloex/bench/stats.hpp"
+#include "haloex/core/mpi_hints.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/lb/config.hpp"
 
@@ -48,10 +49,16 @@ struct LbBenchOptions {
   std::vector<LbGeometry> geometries{LbGeometry::box};             ///< lattices: box or channel
   std::vector<int> threads;     ///< empty: the count chosen at start-up (choose_threads)
   std::string monitor = "off";  ///< monitoring mode: "off", "blocking" or "nonblocking"
-  int steps = 20;               ///< steps per sample
-  int repeats = 5;              ///< samples per configuration, configurations interleaved
-  int warmup = 2;               ///< untimed steps before the first sample
-  bool progress = true;         ///< progress lines on `log` (rank 0)
+  /// Steps between field outputs (density, velocity, mask) during the timed
+  /// steps, an axis (0: none): the step rate with and without output.
+  std::vector<long> output_every{0};
+  std::string output_format = "binary";        ///< binary, ascii or hdf5
+  std::string output_dir = "haloex-bench-lb";  ///< written to; each sample's files are deleted after it
+  IoHints output_hints;                        ///< MPI-IO hints of the outputs (empty: none)
+  int steps = 20;                              ///< steps per sample
+  int repeats = 5;                             ///< samples per configuration, configurations interleaved
+  int warmup = 2;                              ///< untimed steps before the first sample
+  bool progress = true;                        ///< progress lines on `log` (rank 0)
 };
 
 /// One configuration (or the bandwidth sweep) at one size and thread count.
@@ -71,6 +78,9 @@ struct LbBenchResult {
   double halo_median_s = 0;             ///< median of halo_s_per_step
   double bytes_per_update = 0;          ///< bytes one site update moves: 2 * q * 8
   double ratio_to_first = 0;            ///< median MLUPS / first configuration's
+  long output_writes = 0;               ///< field outputs over all samples
+  double output_bytes = 0;              ///< data bytes of one output (all quantities)
+  std::vector<double> output_s;         ///< seconds from write_begin to write_end, per output
 };
 
 /// Run the benchmark (collective), pinning each thread count's team as
