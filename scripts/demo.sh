@@ -3,7 +3,8 @@
 # benchmark campaign of campaigns/demo.toml (ping-pong, stream, cubic and
 # non-cubic halo sweeps, strong scaling, LB saturation, the 2-D stencil on 1
 # and 2 ranks), its report with figures and the recommendation table, one
-# short LB run, and the stencil validated against its serial reference.
+# short LB run, and the stencil (in C++, and in C, Fortran and Python over
+# the bindings) validated against its serial reference.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -32,5 +33,15 @@ echo
 "$build/haloex" stencil --serial -q -o "$out/stencil-serial.npy"
 "${launch[@]}" "$build/haloex" stencil -s irecv-isend -q -o "$out/stencil-irecv-isend.npy"
 "${lab[@]}" compare "$out/stencil-irecv-isend.npy" "$out/stencil-serial.npy"
+echo
+# The same stencil written against the bindings (C, Fortran, Python; examples/),
+# each bit-identical to the serial reference.
+bash scripts/python-package.sh "$build" >/dev/null
+for cmd in "$build/examples/stencil2d_c" "$build/examples/stencil2d_f" "$root/.venv/bin/python examples/stencil2d.py"; do
+  [[ -x ${cmd%% *} ]] || continue
+  # shellcheck disable=SC2086  # a program, or Python and its script
+  "${launch[@]}" $cmd -o "$out/stencil-binding.npy"
+  "${lab[@]}" compare "$out/stencil-binding.npy" "$out/stencil-serial.npy" | tail -1
+done
 echo
 echo "Report and figures: $out/report.md, $out/figures/"

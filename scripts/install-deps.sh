@@ -17,6 +17,7 @@ declare -A why=(
   [libgtest-dev]="C++ unit tests"
   [libhdf5-openmpi-dev]="parallel HDF5 output that ParaView opens (optional for the library, used by the tests)"
   [procps]="pkill, with which the crash-safety test kills running jobs"
+  [gfortran]="the Fortran module (use haloex) and its tests; without it CMake leaves the module out"
   [python3]="haloex-lab (campaigns, reports) and checks of the JSON records in the tests"
   [python3-venv]="the virtual environment haloex-lab's PyPI packages go into (.venv)"
   [paraview]="ParaView, which the tests open the output in (and haloex-lab screenshot draws with)"
@@ -36,7 +37,7 @@ declare -A why=(
   [gcovr]="line coverage of src/ (make coverage)"
   [doxygen]="the API reference from the public headers (make docs)"
 )
-core=(cmake ninja-build g++ make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
+core=(cmake ninja-build g++ gfortran make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
   paraview python3-paraview xvfb xauth slurmctld slurmd slurm-client munge)
 tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
 # "install-deps.sh" installs what make demo and make test need; "install-deps.sh

@@ -15,16 +15,17 @@ mapfile -t cxx < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.c')
 clang-format --dry-run --Werror "${cxx[@]}" || status=1
 
 echo "== ruff"
-# (python/ and the ParaView test scripts, with python/'s settings)
-(cd python && "$root/.venv/bin/ruff" check . ../tests/paraview &&
-  "$root/.venv/bin/ruff" format --check . ../tests/paraview) || status=1
+# (python/, the ParaView test scripts and the haloex package with its test, with python/'s settings)
+(cd python && "$root/.venv/bin/ruff" check . ../tests/paraview ../tests/python ../bindings/python ../examples &&
+  "$root/.venv/bin/ruff" format --check . ../tests/paraview ../tests/python ../bindings/python ../examples) || status=1
 
 echo "== clang-tidy (${build}/compile_commands.json)"
 if [[ ! -f $build/compile_commands.json ]]; then
   echo "no $build/compile_commands.json: configure that build first" >&2
   exit 1
 fi
-# The translation units of src/ and tests/ (not the generated ones), in a
+# The C and C++ translation units of src/ and tests/ (not the generated
+# ones, not the Fortran module), in a
 # copy of the compilation database without the GCC-only flags clang does
 # not know; two at a time. clang-tidy exits non-zero on any finding
 # (WarningsAsErrors).
@@ -32,7 +33,8 @@ mkdir -p "$build/tidy"
 python3 - "$build/compile_commands.json" "$build/tidy/compile_commands.json" <<'PY'
 import json, sys
 gcc_only = ("-fno-tree-loop-distribute-patterns",)
-db = [e for e in json.load(open(sys.argv[1])) if "/src/" in e["file"] or "/tests/" in e["file"]]
+db = [e for e in json.load(open(sys.argv[1]))
+      if ("/src/" in e["file"] or "/tests/" in e["file"]) and e["file"].endswith((".cpp", ".c"))]
 for e in db:
     e["command"] = " ".join(w for w in e["command"].split(" ") if w not in gcc_only)
 json.dump(db, open(sys.argv[2], "w"), indent=1)
