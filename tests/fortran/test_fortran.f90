@@ -105,6 +105,30 @@ contains
     rc = haloex_decomp_free(d)
   end subroutine
 
+  ! Field values, AoS order f(c, x, y, z) with the halo: `initial` (the
+  ! encoding inside, -1 in the halo) and `want` (after an exchange: the
+  ! mirrored site's value, or -1 across a wall).
+  subroutine values3(n, periodic, ncomp, local, offset, initial, want)
+    integer, intent(in) :: n(3), ncomp, local(3), offset(3)
+    logical, intent(in) :: periodic(3)
+    real(real64), allocatable, intent(out) :: initial(:, :, :, :), want(:, :, :, :)
+    integer :: g(3), i, j, k, c
+    logical :: inside, wall
+    allocate (initial(ncomp, 0:local(1) + 1, 0:local(2) + 1, 0:local(3) + 1), want(ncomp, 0:local(1) + 1, &
+              0:local(2) + 1, 0:local(3) + 1))
+    do k = 0, local(3) + 1
+      do j = 0, local(2) + 1
+        do i = 0, local(1) + 1
+          call global_of([i, j, k], local, offset, n, periodic, 3, g, inside, wall)
+          do c = 1, ncomp
+            want(c, i, j, k) = merge(-1.0_real64, encode(g, n, c, ncomp), wall)
+            initial(c, i, j, k) = merge(want(c, i, j, k), -1.0_real64, inside)
+          end do
+        end do
+      end do
+    end do
+  end subroutine
+
   subroutine aos3(name, n, periodic, ncomp)
     character(len=*), intent(in) :: name
     integer, intent(in) :: n(3), ncomp
@@ -112,39 +136,20 @@ contains
     type(haloex_decomp) :: d
     type(haloex_plan) :: p
     type(haloex_exchange) :: x
-    real(real64), allocatable :: f(:, :, :, :)
-    integer :: local(3), offset(3), g(3), i, j, k, c
-    logical :: refused, inside, wall
-    real(real64) :: want
+    real(real64), allocatable :: f(:, :, :, :), want(:, :, :, :)
+    integer :: local(3), offset(3)
+    logical :: refused
     call setup(name, n, periodic, 3, haloex_field(HALOEX_DOUBLE, ncomp, 1, HALOEX_AOS), d, p, x, local, offset, &
                refused)
     if (refused) return
-    allocate (f(ncomp, 0:local(1) + 1, 0:local(2) + 1, 0:local(3) + 1))
-    f = -1
-    do k = 1, local(3)
-      do j = 1, local(2)
-        do i = 1, local(1)
-          call global_of([i, j, k], local, offset, n, periodic, 3, g, inside, wall)
-          f(:, i, j, k) = [(encode(g, n, c, ncomp), c=1, ncomp)]
-        end do
-      end do
-    end do
+    call values3(n, periodic, ncomp, local, offset, f, want)
     call ok(haloex_exchange_run(x, f), name//" aos3 run")
-    do k = 0, local(3) + 1
-      do j = 0, local(2) + 1
-        do i = 0, local(1) + 1
-          call global_of([i, j, k], local, offset, n, periodic, 3, g, inside, wall)
-          do c = 1, ncomp
-            want = merge(-1.0_real64, encode(g, n, c, ncomp), wall)
-            call check(f(c, i, j, k) == want, name//" aos3: a halo value is wrong")
-          end do
-        end do
-      end do
-    end do
+    call check(all(f == want), name//" aos3: a halo value is wrong")
     ran = ran + 1
     call teardown(d, p, x)
   end subroutine
 
+  ! SoA f(x, y, z, c) in real32, the exchange split into begin and end.
   subroutine soa3(name, n, periodic, ncomp)
     character(len=*), intent(in) :: name
     integer, intent(in) :: n(3), ncomp
@@ -152,37 +157,20 @@ contains
     type(haloex_decomp) :: d
     type(haloex_plan) :: p
     type(haloex_exchange) :: x
+    real(real64), allocatable :: initial(:, :, :, :), want(:, :, :, :)
     real(real32), allocatable :: f(:, :, :, :)
-    integer :: local(3), offset(3), g(3), i, j, k, c
-    logical :: refused, inside, wall
+    integer :: local(3), offset(3)
+    logical :: refused
     call setup(name, n, periodic, 3, haloex_field(HALOEX_FLOAT, ncomp, 1, HALOEX_SOA), d, p, x, local, offset, &
                refused)
     if (refused) return
+    call values3(n, periodic, ncomp, local, offset, initial, want)
     allocate (f(0:local(1) + 1, 0:local(2) + 1, 0:local(3) + 1, ncomp))
-    f = -1
-    do c = 1, ncomp
-      do k = 1, local(3)
-        do j = 1, local(2)
-          do i = 1, local(1)
-            call global_of([i, j, k], local, offset, n, periodic, 3, g, inside, wall)
-            f(i, j, k, c) = real(encode(g, n, c, ncomp), real32)
-          end do
-        end do
-      end do
-    end do
-    call ok(haloex_exchange_begin(x, f), name//" soa3 begin")  ! split: begin ... end
+    f = real(reshape(initial, shape(f), order=[4, 1, 2, 3]), real32)
+    call ok(haloex_exchange_begin(x, f), name//" soa3 begin")
     call ok(haloex_exchange_end(x), name//" soa3 end")
-    do c = 1, ncomp
-      do k = 0, local(3) + 1
-        do j = 0, local(2) + 1
-          do i = 0, local(1) + 1
-            call global_of([i, j, k], local, offset, n, periodic, 3, g, inside, wall)
-            call check(f(i, j, k, c) == real(merge(-1.0_real64, encode(g, n, c, ncomp), wall), real32), &
-                       name//" soa3: a halo value is wrong")
-          end do
-        end do
-      end do
-    end do
+    call check(all(f == real(reshape(want, shape(f), order=[4, 1, 2, 3]), real32)), &
+               name//" soa3: a halo value is wrong")
     ran = ran + 1
     call teardown(d, p, x)
   end subroutine
