@@ -201,6 +201,22 @@ contains
     r(1:n) = v(n:1:-1)
   end function
 
+  ! The decimal digits of n. (Not an internal write: libgfortran's format
+  ! parser reads past its format string, which AddressSanitizer reports.)
+  pure function text_of(n) result(s)
+    integer(c_long), intent(in) :: n
+    character(len=:), allocatable :: s
+    integer(c_long) :: m
+    m = abs(n)
+    s = ""
+    do
+      s = achar(iachar("0") + int(mod(m, 10_c_long)))//s
+      m = m / 10
+      if (m == 0) exit
+    end do
+    if (n < 0) s = "-"//s
+  end function
+
   integer function fail(status, text)
     integer, intent(in) :: status
     character(len=*), intent(in) :: text
@@ -394,7 +410,6 @@ contains
     integer(c_long), intent(in) :: n
     integer, intent(in) :: type
     logical, intent(in) :: contiguous
-    character(len=32) :: got, want
     if (.not. allocated(x%types)) then
       status = fail(HALOEX_ERR_HANDLE, "haloex_exchange_begin: the exchange was not created (or is freed)")
     else if (size(x%types) /= 1) then
@@ -404,10 +419,8 @@ contains
                     trim(merge("real64", "real32", type == HALOEX_DOUBLE))//" but the field is "// &
                     trim(merge("real64", "real32", x%types(1) == HALOEX_DOUBLE)))
     else if (n /= x%elements(1)) then
-      write (got, "(i0)") n
-      write (want, "(i0)") x%elements(1)
-      status = fail(HALOEX_ERR_ARGUMENT, "haloex_exchange_begin: the array has "//trim(got)// &
-                    " elements, the field with its halo "//trim(want))
+      status = fail(HALOEX_ERR_ARGUMENT, "haloex_exchange_begin: the array has "//text_of(n)// &
+                    " elements, the field with its halo "//text_of(x%elements(1)))
     else if (.not. contiguous) then
       status = fail(HALOEX_ERR_ARGUMENT, "haloex_exchange_begin: the array is not contiguous (a strided section?)")
     else
