@@ -192,8 +192,9 @@ def _projection_commands(args) -> int:
         raise NetworkError(f"{args.lattice} cannot be split over {ranks[0]} ranks (subdomains under 2 sites)")
     measured = _measured_modes(args.measured, lattice) if args.measured else None
     print(projection_text(net, lattice, points))
-    if measured and measured_text(points, measured):
-        print("\nMeasured against the model:\n\n" + measured_text(points, measured) + "\n")
+    against = measured_text(points, measured) if measured else ""
+    if against:
+        print("\nMeasured against the model:\n\n" + against + "\n")
     for f in write_projection(net, lattice, args.velocity_set, points, args.out, measured):
         print(f"wrote {f}")
     return 0

@@ -79,21 +79,24 @@ def message_time(fit: list[Hockney], m: float) -> Hockney:
     return next(h for h in fit if h.lo <= m < h.hi)
 
 
-def cpu_share(record: dict) -> float:
-    """Ranks per CPU on the busiest host of a record's placement (at least
-    1: a rank never has more than a CPU to itself)."""
-    p = record.get("placement")
-    if not p or not p.get("cpus"):
-        return 1.0
-    cpus: set[int] = set()
-    for text in p["cpus"]:
+def _cpus(record: dict) -> int:
+    """The CPUs the record's ranks ran on, together (placement)."""
+    seen: set[int] = set()
+    for text in (record.get("placement") or {}).get("cpus", []):
         for part in text.split(","):
             lo, _, hi = part.partition("-")
             if lo.isdigit():
-                cpus |= set(range(int(lo), int(hi or lo) + 1))
+                seen |= set(range(int(lo), int(hi or lo) + 1))
+    return len(seen)
+
+
+def cpu_share(record: dict) -> float:
+    """Ranks per CPU on the busiest host of a record's placement (at least
+    1: a rank never has more than a CPU to itself)."""
+    cpus = _cpus(record)
     if not cpus:
         return 1.0
-    return max(1.0, max(p["ranks_per_host"].values()) / len(cpus))
+    return max(1.0, max(record["placement"]["ranks_per_host"].values()) / cpus)
 
 
 def predict_from_list(strategy: str, ml: dict, copy_bw: float, fit, share: float = 1.0) -> float:
@@ -188,17 +191,6 @@ def model_text(records: list[dict]) -> str:
     for (ranks, s), e in sorted(by.items()):
         lines.append(f"  {ranks} ranks, {s}: {np.median(e) * 100:.0f}% over {len(e)} sizes")
     return "\n".join(lines)
-
-
-def _cpus(record: dict) -> int:
-    """The CPUs the record's ranks ran on, together (placement)."""
-    seen: set[int] = set()
-    for text in (record.get("placement") or {}).get("cpus", []):
-        for part in text.split(","):
-            lo, _, hi = part.partition("-")
-            if lo.isdigit():
-                seen |= set(range(int(lo), int(hi or lo) + 1))
-    return len(seen)
 
 
 def network_from_results(records: list[dict], name: str, off_node=None):

@@ -27,6 +27,7 @@ ranks_per_node ranks.
 
 from __future__ import annotations
 
+import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,8 +161,8 @@ def network_toml(n: Network, comment: str = "") -> str:
     lines = [f"# {line}".rstrip() for line in comment.splitlines()]
     lines += [
         "[network]",
-        f"name = {n.name!r}".replace("'", '"'),
-        f'source = """{n.source}"""',
+        f"name = {json.dumps(n.name)}",
+        f"source = {json.dumps(n.source)}",
         f"cores_per_node = {n.cores_per_node}",
         f"ranks_per_node = {n.ranks_per_node}",
     ]

@@ -119,7 +119,6 @@ class _Layout:
         _, py, pz = procs
         self.c = np.stack([self.rank // (py * pz), (self.rank // pz) % py, self.rank % pz])
         self.node = self.rank // per_node
-        self.nodes = int(self.node.max()) + 1
 
     def reach(self, o):
         _, py, pz = self.procs
@@ -156,8 +155,10 @@ def _cost(lay: _Layout, msgs, net: Network, copy_rank: float, family: str) -> np
     return lat + copies / copy_rank
 
 
-def halo_time(net: Network, vs: np.ndarray, procs, local, family: str) -> float:
-    lay = _Layout(procs, net.ranks_per_node)
+def halo_time(net: Network, vs: np.ndarray, procs, local, family: str, lay: _Layout | None = None) -> float:
+    """Seconds of one exchange of `family` on the slowest rank (`lay`: the
+    ranks' places, when the caller has them already)."""
+    lay = lay or _Layout(procs, net.ranks_per_node)
     per_node_ranks = min(int(np.prod(procs)), net.ranks_per_node)
     copy_rank = net.copy_bandwidth_Bps / per_node_ranks
     if family in ("direct", "shm"):
@@ -187,7 +188,8 @@ def project(net: Network, lattice, ranks: list[int], velocity_set: str = "D3Q19"
         local = tuple(-(-lattice[d] // procs[d]) for d in range(3))
         if min(local) < 2:
             break  # no subdomain left to split
-        halo = {f: halo_time(net, vs, procs, local, f) for f in FAMILIES}
+        lay = _Layout(procs, net.ranks_per_node)
+        halo = {f: halo_time(net, vs, procs, local, f, lay) for f in FAMILIES}
         rate = min(net.lb_core_mlups, net.lb_mlups / min(p, net.ranks_per_node)) * 1e6
         n = float(np.prod(local))
         inner = float(np.prod([max(x - 2, 0) for x in local]))

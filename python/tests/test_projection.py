@@ -2,6 +2,7 @@
 paper states, message sizes and exchange times worked out by hand, the
 injection limit, the LB modes, and every kind of bad description refused."""
 
+import dataclasses
 import json
 import tomllib
 
@@ -126,6 +127,8 @@ def test_description_round_trip():
     n = parse_network(tomllib.loads(DOC))
     assert n.off_node.injection_Bps == 2e10 and n.on_node.alpha(9000) == 2e-6 and n.on_node.alpha(10) == 1e-6
     assert parse_network(tomllib.loads(network_toml(n, "a comment"))) == n
+    quoted = dataclasses.replace(n, name='a "quoted" name', source="back\\slash and\nnewline")
+    assert parse_network(tomllib.loads(network_toml(quoted))) == quoted
 
 
 @pytest.mark.parametrize(
