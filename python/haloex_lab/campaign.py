@@ -5,9 +5,10 @@ commands, run one by one with progress and resumable from the results file.
     name = "demo"
     results = "results/demo/results.jsonl"   # relative to the current directory
     haloex = "build/haloex"                  # or --haloex / $HALOEX
-    launcher = "mpirun"                      # mpirun (default), srun or sbatch
+    launcher = "mpirun"                      # mpirun (default), srun, sbatch or cluster
     mpirun = ["mpirun"]                      # its command; "-np N" is added (default: see default_launcher)
     srun = ["srun", "--mpi=pmix"]            # srun's command (srun and sbatch); -n, -N, ... are added
+    cluster = "haloex"                       # launcher = "cluster": the emulated cluster's name
     timeout_s = 600                          # per point: a hang fails
 
     [campaign.sbatch]                        # launcher = "sbatch": one batch script per point
@@ -39,6 +40,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .launchers import KINDS, SBATCH_KEYS, Launcher, LaunchError, Sbatch, Where, default_mpirun
 from .results import ResultsError, append_records, read_records
 
 BENCHMARKS = {
@@ -53,10 +55,8 @@ BENCHMARKS = {
     "monitor": "-L",
     "io": "-L",
 }
-CAMPAIGN_KEYS = {"name", "results", "haloex", "launcher", "mpirun", "srun", "sbatch", "timeout_s"}
+CAMPAIGN_KEYS = {"name", "results", "haloex", "launcher", "mpirun", "srun", "sbatch", "cluster", "timeout_s"}
 POINT_KEYS = {"benchmark", "ranks", "nodes", "tasks_per_node", "threads", "sizes", "global", "args", "name"}
-LAUNCHERS = ("mpirun", "srun", "sbatch")
-SBATCH_KEYS = {"time", "partition", "account", "extra", "poll_s"}
 
 
 class CampaignError(Exception):
@@ -74,6 +74,10 @@ class Point:
     tasks_per_node: int | None = None
 
     @property
+    def where(self) -> Where:
+        return Where(self.ranks, self.threads, self.nodes, self.tasks_per_node)
+
+    @property
     def key(self) -> str:
         """What identifies the point in the results file (for resuming)."""
         where = f" nodes={self.nodes} tasks_per_node={self.tasks_per_node}" if self.tasks_per_node else ""
@@ -85,12 +89,10 @@ class Campaign:
     name: str
     results: Path
     haloex: str
-    mpirun: list[str]
+    launcher: Launcher
     timeout_s: float
     points: list[Point] = field(default_factory=list)
-    launcher: str = "mpirun"
-    srun: list[str] = field(default_factory=lambda: ["srun"])
-    sbatch: dict = field(default_factory=dict)
+    sbatch: Sbatch | None = None  # launcher sbatch: its batch jobs (launcher is their srun)
 
 
 def _as_list(value, what: str) -> list:
@@ -105,22 +107,6 @@ def _positive_ints(value, what: str) -> list[int]:
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in items):
         raise CampaignError(f"{what} must be a positive integer or a list of them, got {value!r}")
     return items
-
-
-def default_launcher() -> list[str]:
-    """mpirun; under Open MPI oversubscribed (campaigns may use more ranks than
-    cores) and unbound: Open MPI binds each rank to one core when there are
-    two ranks or fewer, which puts all OpenMP threads of a rank on that core
-    (measured: 1 rank x 2 threads of bench lb at 64^3 ran at 72 MLUPS bound
-    against 155 unbound)."""
-    try:
-        out = subprocess.run(["mpirun", "--version"], capture_output=True, text=True, timeout=30)
-        text = out.stdout + out.stderr
-    except (OSError, subprocess.TimeoutExpired):
-        return ["mpirun"]
-    if "Open MPI" in text or "OpenRTE" in text:
-        return ["mpirun", "--oversubscribe", "--bind-to", "none"]
-    return ["mpirun"]
 
 
 def load_campaign(path: Path, results: Path | None = None, haloex: str | None = None) -> Campaign:
@@ -147,23 +133,25 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
             f'{path}: campaign.mpirun must be a list of strings, e.g. ["mpirun", "--oversubscribe"]'
         )
     kind = head.get("launcher", "mpirun")
-    if kind not in LAUNCHERS:
-        raise CampaignError(f"{path}: campaign.launcher must be one of {', '.join(LAUNCHERS)}, got {kind!r}")
+    if kind not in KINDS:
+        raise CampaignError(f"{path}: campaign.launcher must be one of {', '.join(KINDS)}, got {kind!r}")
     srun = head.get("srun", ["srun"])
     if not isinstance(srun, list) or not srun or not all(isinstance(w, str) for w in srun):
         raise CampaignError(f'{path}: campaign.srun must be a list of strings, e.g. ["srun", "--mpi=pmix"]')
     sbatch = head.get("sbatch", {})
     if not isinstance(sbatch, dict) or set(sbatch) - SBATCH_KEYS:
         raise CampaignError(f"{path}: [campaign.sbatch] takes {sorted(SBATCH_KEYS)}, got {sorted(sbatch)}")
+    cluster = head.get("cluster", "haloex")
+    if not isinstance(cluster, str):
+        raise CampaignError(f"{path}: campaign.cluster must be the emulated cluster's name (a string)")
+    how = {"mpirun": launcher or default_mpirun(), "srun": srun, "sbatch": srun, "cluster": []}[kind]
     camp = Campaign(
         name=name,
         results=Path(results or head.get("results", f"results/{name}/results.jsonl")),
         haloex=haloex or os.environ.get("HALOEX") or head.get("haloex", "build/haloex"),
-        mpirun=launcher or (default_launcher() if kind == "mpirun" else ["mpirun"]),
+        launcher=Launcher("srun" if kind == "sbatch" else kind, how, cluster),
         timeout_s=float(head.get("timeout_s", 600)),
-        launcher=kind,
-        srun=srun,
-        sbatch=sbatch,
+        sbatch=Sbatch(Launcher("srun", srun), sbatch) if kind == "sbatch" else None,
     )
     raw_points = data.get("points")
     if not raw_points:
@@ -212,20 +200,21 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
     return camp
 
 
-def launch_words(camp: Campaign, point: Point) -> list[str]:
-    """The launcher's part of a point's command line: mpirun -np N, or srun
-    with tasks, nodes, tasks per node and CPUs per task (srun and sbatch)."""
-    if camp.launcher == "mpirun":
-        per_node = ["--npernode", str(point.tasks_per_node)] if point.tasks_per_node else []
-        return [*camp.mpirun, "-np", str(point.ranks), *per_node]
-    where = []
-    if point.tasks_per_node:
-        where = ["-N", str(point.nodes), "--ntasks-per-node", str(point.tasks_per_node)]
-    return [*camp.srun, "-n", str(point.ranks), *where, "--cpus-per-task", str(point.threads)]
+def bench_words(camp: Campaign, point: Point, out: str) -> list[str]:
+    """The point's haloex command, without the launcher."""
+    return [camp.haloex, "bench", point.benchmark, *point.args, "-q", "-o", out]
 
 
 def command(camp: Campaign, point: Point, out: str) -> list[str]:
-    return [*launch_words(camp, point), camp.haloex, "bench", point.benchmark, *point.args, "-q", "-o", out]
+    """The point's whole command line, launcher included."""
+    return [*camp.launcher.words(point.where), *bench_words(camp, point, out)]
+
+
+def batch_script(camp: Campaign, point: Point, index: int, out: Path, log: Path) -> str:
+    """The batch script of one point (launcher sbatch)."""
+    assert camp.sbatch is not None
+    return camp.sbatch.script(f"haloex-{camp.name}-{index}", point.where, bench_words(camp, point, str(out)),
+                              log, f"haloex campaign {camp.name}, point {point.key}")  # fmt: skip
 
 
 def done_keys(results: Path) -> set[str]:
@@ -287,9 +276,7 @@ def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False
     )
     if dry_run:
         for i, p in enumerate(todo, 1):
-            if camp.launcher == "sbatch":
-                from .slurm import batch_script
-
+            if camp.sbatch:
                 jobs = camp.results.parent / "jobs"
                 print(batch_script(camp, p, i, jobs / f"point-{i}.jsonl", jobs / f"point-{i}.log"), file=out)
                 continue
@@ -298,22 +285,20 @@ def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False
         return 0
     if todo and not (Path(camp.haloex).is_file() and os.access(camp.haloex, os.X_OK)):
         raise CampaignError(f"haloex program not found at {camp.haloex}; build it (make) or pass --haloex")
-    env = dict(os.environ)
-    # Recorded in every record's placement.
-    env["HALOEX_LAUNCHER"] = shlex.join(camp.mpirun if camp.launcher == "mpirun" else camp.srun)
-    if camp.launcher == "sbatch":
-        from .slurm import run_batch
+    if camp.sbatch:
+        from .batch import run_batch
 
-        return run_batch(camp, todo, env, keep_going, out)
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        try:
+            return run_batch(camp, todo, keep_going, out)
+        except LaunchError as e:
+            raise CampaignError(str(e)) from None
     progress = Progress(len(todo))
     failures = 0
     with tempfile.TemporaryDirectory(prefix="haloex-lab-") as tmpdir:
         for i, p in enumerate(todo, 1):
             progress.show(i, p)
             tmp = os.path.join(tmpdir, f"point{i}.jsonl")
-            env["OMP_NUM_THREADS"] = str(p.threads)
+            env = {**os.environ, **camp.launcher.environment(p.where)}
             cmd = command(camp, p, tmp)
             try:
                 proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=camp.timeout_s)

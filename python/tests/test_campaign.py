@@ -185,11 +185,10 @@ args = ["-i", "5"]
 """
 
 
-@pytest.mark.parametrize("launcher", ["mpirun", "srun", "sbatch"])
+@pytest.mark.parametrize("launcher", ["mpirun", "srun", "sbatch", "cluster"])
 def test_launchers_and_placement_axes(tmp_path, launcher):
     """nodes x tasks_per_node expand into ranks; each launcher places them."""
-    from haloex_lab.campaign import command
-    from haloex_lab.slurm import batch_script
+    from haloex_lab.campaign import batch_script, command
 
     (tmp_path / "c.toml").write_text(SLURM.format(launcher=launcher))
     camp = load_campaign(tmp_path / "c.toml")
@@ -204,6 +203,20 @@ def test_launchers_and_placement_axes(tmp_path, launcher):
     cmd = command(camp, p, "o.jsonl")
     if launcher == "mpirun":
         assert cmd[cmd.index("-np") :][:4] == ["-np", "4", "--npernode", "2"]
+    elif launcher == "cluster":
+        at = cmd.index("cluster")
+        assert cmd[at : at + 9] == [
+            "cluster",
+            "mpirun",
+            "--name",
+            "haloex",
+            "-np",
+            "4",
+            "--npernode",
+            "2",
+            "--",
+        ]
+        assert cmd[at + 9].endswith("haloex") and cmd[at + 10 : at + 12] == ["bench", "halo"]
     else:
         assert cmd[:10] == [
             "srun",
@@ -229,7 +242,10 @@ def test_launchers_and_placement_axes(tmp_path, launcher):
 @pytest.mark.parametrize(
     "change, message",
     [
-        (('launcher = "srun"', 'launcher = "qsub"'), "campaign.launcher must be one of mpirun, srun, sbatch"),
+        (
+            ('launcher = "srun"', 'launcher = "qsub"'),
+            "campaign.launcher must be one of mpirun, srun, sbatch, cluster",
+        ),
         (('partition = "small"', 'queue = "small"'), r"\[campaign.sbatch\] takes"),
         (("nodes = [1, 2]", "nodes = [1, 2]\nranks = 4"), "give ranks, or nodes and tasks_per_node"),
         (("tasks_per_node = [2, 4]", ""), "nodes needs tasks_per_node"),
