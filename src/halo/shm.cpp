@@ -9,26 +9,28 @@
 //   unpacks from there, one copy each side, against MPI's pack, copy through
 //   the transport (one or two copies) and unpack.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "haloex/core/large_count.hpp"
 #include "haloex/halo/strategy.hpp"
+#include "node_sync.hpp"
 #include "stage_ops.hpp"
 
 namespace haloex {
 
 namespace {
 
+using detail::Backoff;
+using detail::Header;
+using detail::load;
 using detail::PeerBlock;
 using detail::PeerMessages;
-
-constexpr size_t line = 64;  // a cache line: counters written by different ranks never share one
-size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+using detail::round_up;
+using detail::store;
+constexpr size_t line = detail::cache_line;
 
 // The window part of a rank: one header per node neighbour it sends to (two
 // counters, each on its own cache line), then one descriptor per field (where
@@ -50,16 +52,7 @@ size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 //   be reading when the next begin() rewrites the descriptors.
 // Release/acquire pairs make the values written before a counter visible
 // with it, and the reader's loads complete before the writer may overwrite
-// them. The counters are lock-free, address-free std::atomic_ref<uint64_t>,
-// valid across processes that map the same memory; the unified window model
-// (NodeMemory checks it) means MPI keeps no separate copy that would need
-// MPI_Win_sync.
-struct Header {
-  alignas(line) std::uint64_t posted;
-  alignas(line) std::uint64_t consumed;
-};
-static_assert(sizeof(Header) == 2 * line);
-static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free);
+// them (node_sync.hpp).
 
 // Where a writer's field is: which node window (its id), the writer's rank
 // in that window's group, and the field's byte offset in the writer's part.
@@ -67,25 +60,6 @@ struct Descriptor {
   std::uint64_t id[2];
   std::uint64_t rank;
   std::uint64_t offset;
-};
-
-std::uint64_t load(std::uint64_t& x) {
-  return std::atomic_ref<std::uint64_t>(x).load(std::memory_order_acquire);
-}
-void store(std::uint64_t& x, std::uint64_t v) {
-  std::atomic_ref<std::uint64_t>(x).store(v, std::memory_order_release);
-}
-
-// Spin briefly, then give the core away: with more ranks than cores (tests
-// oversubscribe) the rank being waited for needs it to make progress.
-class Backoff {
- public:
-  void pause() {
-    if (++spins_ > 64) std::this_thread::yield();
-  }
-
- private:
-  int spins_ = 0;
 };
 
 // Whether every field of the plan lives in node memory on every rank.
@@ -105,15 +79,9 @@ class Shm final : public Strategy {
     if (options.node_size < 0)
       throw InputError("shm: node_size must be 0 (the real nodes) or a positive group size, not " +
                        std::to_string(options.node_size));
-    Comm node;
-    if (options.node_size > 0)
-      mpi_check(MPI_Comm_split(comm, dec.rank() / options.node_size, dec.rank(), node.out()),
-                "MPI_Comm_split");
-    else
-      mpi_check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, dec.rank(), MPI_INFO_NULL, node.out()),
-                "MPI_Comm_split_type");
+    Comm node = detail::node_group(comm, options.node_size);
     zero_copy_ = all_in_node_memory(plan);
-    const std::vector<int> node_rank = node_ranks(comm, node.get());
+    const std::vector<int> node_rank = detail::node_ranks(comm, node.get());
     auto on_node = [&](int peer) { return node_rank[static_cast<size_t>(peer)] != MPI_UNDEFINED; };
     auto off_node = [&](int peer) { return !on_node(peer); };
 
@@ -277,22 +245,6 @@ class Shm final : public Strategy {
         for (size_t w = 0; w < from.size(); ++w)
           out.push_back(FieldCopy{field, CopyKernel(from[w], to[w], element_size(mine.type))});
       }
-    return out;
-  }
-
-  // For each rank of the plan's communicator, its rank in the node
-  // communicator, or MPI_UNDEFINED when it is on another node.
-  static std::vector<int> node_ranks(MPI_Comm comm, MPI_Comm node) {
-    const int n = comm_size(comm);
-    MPI_Group all = MPI_GROUP_NULL, here = MPI_GROUP_NULL;
-    mpi_check(MPI_Comm_group(comm, &all), "MPI_Comm_group");
-    mpi_check(MPI_Comm_group(node, &here), "MPI_Comm_group");
-    std::vector<int> ranks(static_cast<size_t>(n)), out(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) ranks[static_cast<size_t>(i)] = i;
-    const int rc = MPI_Group_translate_ranks(all, n, ranks.data(), here, out.data());
-    MPI_Group_free(&all);
-    MPI_Group_free(&here);
-    mpi_check(rc, "MPI_Group_translate_ranks");
     return out;
   }
 

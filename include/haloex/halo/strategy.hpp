@@ -156,8 +156,9 @@ std::unique_ptr<Strategy> make_auto(const Plan& plan, AutoOptions options = {});
 /// How `shm` finds the ranks it shares memory with.
 struct ShmOptions {
   /// 0: the ranks of each node (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED).
-  /// n > 0: groups of n consecutive ranks, as if each group were a node, so
-  /// that one machine can test the path between nodes (it goes through MPI).
+  /// n > 0: groups of n consecutive ranks of a node, as if each group were a
+  /// node, so that one machine can test the path between nodes (it goes
+  /// through MPI); a group never spans two real nodes.
   int node_size = 0;
 };
 

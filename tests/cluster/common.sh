@@ -1,0 +1,17 @@
+# Sourced by the cluster_ tests, after setting $python: skips (exit 77) with
+# the reason where this machine cannot make a cluster, fails where the
+# fixture (cluster_up) did not make one, and gives
+#   on NODES PER_NODE PROGRAM ARGS...   PROGRAM under mpirun on NODES nodes x PER_NODE ranks
+#   lab ARGS...                         haloex-lab
+CLUSTER=ctest
+lab() { "$python" -m haloex_lab "$@"; }
+fail() { echo "FAIL: $*"; exit 1; }
+why=$("$python" -c 'from haloex_lab.cluster import cannot_make; print(cannot_make() or "")')
+[[ -z $why ]] || { echo "SKIP: $why"; exit 77; }
+lab cluster status --name $CLUSTER > /dev/null || fail "the emulated cluster '$CLUSTER' is not up (the cluster_up fixture failed)"
+on() {
+  local nodes=$1 per_node=$2
+  shift 2
+  timeout 900 "$python" -m haloex_lab cluster mpirun --name $CLUSTER -np $((nodes * per_node)) \
+    --npernode "$per_node" -- "$@"
+}
