@@ -29,6 +29,7 @@ bool red_black_impossible(const std::string& strategy, const DecompositionSpec& 
 
 bool is_staged_family(const std::string& s) {
   return s != "direct" && s != "direct-waitany" && s != "persistent" && s != "neighbor" && s != "shm" &&
+         s != "node-gather" &&
          s != "auto";
 }
 
@@ -462,13 +463,13 @@ TEST(AutoStrategy, PicksWhatItsTimingSourcePrefers) {
 // data in a row, begun and ended apart, catch a reader that takes a stale
 // slot or a writer that overwrites one still being read.
 template <class T>
-long shm_rounds(int node_size, Layout layout, bool faces, FieldMemory memory) {
+long shm_rounds(int node_size, Layout layout, bool faces, FieldMemory memory, bool gather = false) {
   DecompositionSpec spec = spec_of(3, false);
   Decomposition dec(MPI_COMM_WORLD, spec);
   Field<T> f(dec, 19, 2, layout, memory);
   Plan plan(dec, {FieldSpec::of(f)},
             PlanOptions{faces ? haloex::Regions::faces : haloex::Regions::all, PackThreads::automatic});
-  auto s = make_shm(plan, ShmOptions{node_size});
+  auto s = gather ? make_node_gather(plan, NodeGatherOptions{node_size}) : make_shm(plan, ShmOptions{node_size});
   FieldView v = f.view();
   long wrong = 0;
   // Ranks out of step: each waits a different time between begin and end
@@ -509,6 +510,43 @@ TEST(Shm, EveryNodeSplitFillsEveryHaloRoundAfterRound) {
           EXPECT_EQ(shm_rounds<double>(node_size, layout, faces, memory), 0);
           EXPECT_EQ(shm_rounds<float>(node_size, layout, faces, memory), 0);
         }
+}
+
+// node-gather: node groups of 1 (every message crosses "nodes", one leader
+// each) and 2 (pairs gather through node memory); ranks out of step.
+TEST(NodeGather, EveryNodeSplitFillsEveryHaloRoundAfterRound) {
+  for (int node_size : {0, 1, 2})
+    for (Layout layout : {Layout::aos, Layout::soa})
+      for (bool faces : {false, true}) {
+        SCOPED_TRACE("node_size " + std::to_string(node_size) + " " + to_string(layout) +
+                     (faces ? " faces" : " all"));
+        EXPECT_EQ(shm_rounds<double>(node_size, layout, faces, FieldMemory::heap, true), 0);
+        EXPECT_EQ(shm_rounds<float>(node_size, layout, faces, FieldMemory::node, true), 0);
+      }
+}
+
+TEST(NodeGather, ReducedAndArbitrarySelectionsBetweenNodeGroups) {
+  auto pick = [](const Offset& o, int c) { return (offset_index(o) * 7 + c * 3) % 5 < 2; };
+  const auto vel = d3q19();
+  for (int node_size : {1, 2})
+    for (bool mixed : {false, true}) {
+      SCOPED_TRACE("node_size " + std::to_string(node_size) + (mixed ? " walls" : " periodic"));
+      Decomposition dec(MPI_COMM_WORLD, spec_of(3, mixed));
+      Field<double> a(dec, 19, 1, Layout::soa);
+      Field<float> b(dec, 6, 2, Layout::aos);
+      Plan plan(dec, {FieldSpec::of(a, crossing_components(vel)), FieldSpec::of(b, pick)});
+      auto s = make_node_gather(plan, NodeGatherOptions{node_size});
+      initialise(a, dec);
+      initialise(b, dec);
+      const FieldView views[] = {a.view(), b.view()};
+      s->exchange(views);
+      const long wrong = count_wrong(a, dec, streams_in(vel), "a") + count_wrong(b, dec, pick, "b");
+      EXPECT_EQ(global_sum(wrong, MPI_COMM_WORLD), 0);
+    }
+  Decomposition dec(MPI_COMM_WORLD, spec_of(3, false));
+  Field<double> f(dec, 1, 1, Layout::aos);
+  Plan plan(dec, {FieldSpec::of(f)});
+  EXPECT_THROW(make_node_gather(plan, NodeGatherOptions{-1}), InputError);
 }
 
 TEST(Shm, ZeroCopyCarriesReducedAndArbitrarySelections) {

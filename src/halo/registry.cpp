@@ -9,7 +9,7 @@ namespace haloex {
 // through one function type rather than in a header of their own.
 using Make = std::unique_ptr<Strategy>(const Plan&, std::string_view name);
 Make make_staged, make_staged_types, make_direct, make_direct_waitany, make_persistent, make_neighbor,
-    make_shm_default, make_sendrecv, make_irecv_send, make_isend_recv, make_irecv_isend, make_irecv_issend,
+    make_shm_default, make_node_gather_default, make_sendrecv, make_irecv_send, make_isend_recv, make_irecv_isend, make_irecv_issend,
     make_red_black, make_prepost, make_auto_default;
 
 namespace {
@@ -45,6 +45,10 @@ const StrategyInfo registry[] = {
      "as direct, but node neighbours pack into a shared-memory window (MPI_Win_allocate_shared) and unpack "
      "from each other's, with no MPI call; other nodes through MPI",
      make_shm_default},
+    {"node-gather",
+     "one message per pair of nodes: the ranks of a node pack their off-node halos into one node-memory "
+     "buffer, one rank per node sends and receives them; node neighbours as direct",
+     make_node_gather_default},
     {"auto", "times every strategy above that can serve the plan (slowest rank, median) and runs the fastest",
      make_auto_default},
 };

@@ -169,6 +169,21 @@ struct ShmOptions {
 /// exchanges are in flight at once, end them in the same order on every rank.
 std::unique_ptr<Strategy> make_shm(const Plan& plan, ShmOptions options = {});
 
+/// How `node-gather` finds the ranks it treats as one node.
+struct NodeGatherOptions {
+  /// 0: the ranks of each node. n > 0: groups of n consecutive ranks of a
+  /// node, as if each group were a node (to test the path between nodes on
+  /// one machine); a group never spans two real nodes.
+  int node_size = 0;
+};
+
+/// `node-gather` with explicit options (make_strategy("node-gather", plan)
+/// uses the defaults). Collective over the plan's communicator. Every
+/// message between two nodes goes as one: the ranks of a node pack their
+/// off-node halos into one buffer in node memory and the node's first rank
+/// sends it; so each exchange waits for every rank of the node.
+std::unique_ptr<Strategy> make_node_gather(const Plan& plan, NodeGatherOptions options = {});
+
 /// One line on what `auto` chose and by how much, such as "auto chose direct:
 /// 12.3 us per exchange; next persistent 1.04x, slowest sendrecv 2.10x".
 /// Empty for any other strategy.
