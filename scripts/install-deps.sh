@@ -28,6 +28,8 @@ declare -A why=(
   [slurmd]="Slurm's node daemon, for that cluster"
   [slurm-client]="srun, sbatch, squeue, scontrol: haloex-lab's srun and sbatch launchers"
   [munge]="Slurm's authentication, started by the test with its own key"
+  [iproute2]="ip and tc: the emulated cluster's network namespaces, links and rate limits (haloex-lab cluster)"
+  [util-linux]="nsenter and unshare: entering the emulated cluster's nodes"
   # the developer tools: make lint, test-asan, test-ubsan, fuzz, coverage, docs
   [clang]="libFuzzer targets (make fuzz)"
   [libclang-rt-14-dev]="clang's fuzzer and sanitizer runtimes"
@@ -38,7 +40,7 @@ declare -A why=(
   [doxygen]="the API reference from the public headers (make docs)"
 )
 core=(cmake ninja-build g++ gfortran make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
-  paraview python3-paraview xvfb xauth slurmctld slurmd slurm-client munge)
+  paraview python3-paraview xvfb xauth slurmctld slurmd slurm-client munge iproute2 util-linux)
 tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
 # "install-deps.sh" installs what make demo and make test need; "install-deps.sh
 # tools" adds the developer tools on top.

@@ -29,8 +29,7 @@ bool red_black_impossible(const std::string& strategy, const DecompositionSpec& 
 
 bool is_staged_family(const std::string& s) {
   return s != "direct" && s != "direct-waitany" && s != "persistent" && s != "neighbor" && s != "shm" &&
-         s != "node-gather" &&
-         s != "auto";
+         s != "node-gather" && s != "auto";
 }
 
 // Exchange once with begin/end and once more with exchange() on the same
@@ -469,7 +468,8 @@ long shm_rounds(int node_size, Layout layout, bool faces, FieldMemory memory, bo
   Field<T> f(dec, 19, 2, layout, memory);
   Plan plan(dec, {FieldSpec::of(f)},
             PlanOptions{faces ? haloex::Regions::faces : haloex::Regions::all, PackThreads::automatic});
-  auto s = gather ? make_node_gather(plan, NodeGatherOptions{node_size}) : make_shm(plan, ShmOptions{node_size});
+  auto s =
+      gather ? make_node_gather(plan, NodeGatherOptions{node_size}) : make_shm(plan, ShmOptions{node_size});
   FieldView v = f.view();
   long wrong = 0;
   // Ranks out of step: each waits a different time between begin and end

@@ -39,7 +39,6 @@ namespace {
 
 using detail::cache_line;
 using detail::Header;
-using detail::load;
 using detail::PeerBlock;
 using detail::PeerMessages;
 using detail::round_up;
@@ -89,8 +88,8 @@ std::vector<Entry> gather_entries(MPI_Comm node, const std::vector<Entry>& mine)
 // Where the aggregates of one direction lie in the leader's buffer: one
 // message per other node, and the offset of each entry.
 struct Aggregates {
-  std::vector<int> nodes;                           // the other nodes' leaders, in order
-  std::vector<size_t> offset, bytes;                // per message
+  std::vector<int> nodes;                             // the other nodes' leaders, in order
+  std::vector<size_t> offset, bytes;                  // per message
   std::map<std::tuple<long, long, long>, size_t> at;  // (src, dst, tag) -> offset in the buffer
   size_t total = 0;
 
@@ -213,8 +212,8 @@ class NodeGather final : public Strategy {
     for (int r = 0; r < node_n_; ++r) wait_for(headers_[r].posted, generation_);
     const size_t nr = in_->nodes.size();
     for (size_t k = 0; k < out_->nodes.size(); ++k)
-      mpi_check(large_isend(out_base_ + out_->offset[k], agg_send_counts_[k], out_->nodes[k], 0, between_.get(),
-                            &agg_reqs_[nr + k]),
+      mpi_check(large_isend(out_base_ + out_->offset[k], agg_send_counts_[k], out_->nodes[k], 0,
+                            between_.get(), &agg_reqs_[nr + k]),
                 "MPI_Isend");
   }
 
@@ -238,8 +237,8 @@ class NodeGather final : public Strategy {
 
   bool leader_ = false;
   int node_n_ = 1;
-  std::optional<PeerMessages> to_, from_;        // on-node blocks, through MPI
-  std::optional<Aggregates> out_, in_;           // off-node, per other node
+  std::optional<PeerMessages> to_, from_;         // on-node blocks, through MPI
+  std::optional<Aggregates> out_, in_;            // off-node, per other node
   std::vector<PackJob> pack_jobs_, unpack_jobs_;  // this rank's off-node blocks in the leader's buffers
   std::vector<LargeCount> send_counts_, recv_counts_, agg_send_counts_, agg_recv_counts_;
   std::vector<MPI_Request> reqs_, agg_reqs_;

@@ -9,8 +9,8 @@ namespace haloex {
 // through one function type rather than in a header of their own.
 using Make = std::unique_ptr<Strategy>(const Plan&, std::string_view name);
 Make make_staged, make_staged_types, make_direct, make_direct_waitany, make_persistent, make_neighbor,
-    make_shm_default, make_node_gather_default, make_sendrecv, make_irecv_send, make_isend_recv, make_irecv_isend, make_irecv_issend,
-    make_red_black, make_prepost, make_auto_default;
+    make_shm_default, make_node_gather_default, make_sendrecv, make_irecv_send, make_isend_recv,
+    make_irecv_isend, make_irecv_issend, make_red_black, make_prepost, make_auto_default;
 
 namespace {
 
