@@ -309,6 +309,22 @@ def test_machines_are_never_one_curve(tmp_path):
     assert table.count("On nid,") == 2
 
 
+def test_one_node_and_two_nodes_are_parts_of_their_own(tmp_path):
+    """The same sweep on one host and spread over two hosts of the same
+    machine: ranks talk through memory or the network, so two parts."""
+    base = [json.loads(line) for line in DATA.read_text().splitlines()]
+    one = [_placed(r, "node1", {}) for r in base]
+    two = []
+    for r in base:
+        r = _placed(r, "node1", {})
+        hosts = r["placement"]["hosts"]
+        r["placement"]["hosts"] = hosts[: len(hosts) // 2] + ["node2"] * (len(hosts) - len(hosts) // 2)
+        two.append(r)
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in one + two))
+    text = build_report(tmp_path / "r.jsonl", tmp_path / "out")[0].read_text()
+    assert "# Part m1: node, " in text and "# Part m2: node (2 nodes), " in text
+
+
 def _lb(config, ranks, size, mlups):
     sites = size[0] * size[1] * size[2]
     return {
