@@ -10,10 +10,13 @@ $launch "$haloex" bench stencil --nx 32 --ny 24 --nz 2,4 --iters 3 -r 3 -x 0 -o 
   tee "$dir/table.txt"
 grep -Eq "^serial +[0-9.]+ " "$dir/table.txt"
 grep -Eq "^prepost +[0-9.]+ " "$dir/table.txt"
-python3 - "$dir/stencil.jsonl" <<'PY'
+# Every registered strategy, as `haloex info` lists them.
+strategies=$("$haloex" info | sed -n 's/^Strategies: *//p' | wc -w)
+python3 - "$dir/stencil.jsonl" "$strategies" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-assert len(rows) == 2 * 16, f"expected 2 nz x (serial + 15 strategies), got {len(rows)}"
+n = int(sys.argv[2])
+assert n >= 15 and len(rows) == 2 * (n + 1), f"expected 2 nz x (serial + {n} strategies), got {len(rows)}"
 keys = ["benchmark", "haloex_version", "git_commit", "mpi_library", "ranks", "threads_per_rank", "strategy",
         "nx", "ny", "nz", "precision", "iterations_per_sample", "process_grid", "local_extent", "halo_bytes",
         "total_time_s", "halo_time_s", "work_time_s", "median_halo_time_s", "copy_bandwidth_bytes_per_s",
