@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "haloex/core/mpi.hpp"
+
 int main(int argc, char** argv) {
   int provided = 0;
+  haloex::set_mpi_environment();
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;

@@ -106,13 +106,16 @@ def _parser() -> argparse.ArgumentParser:
         description="Write a network description (for `haloex-lab project`) of the machine RESULTS "
         "were measured on: the on-node link from the ping-pong fit, the node's copy bandwidth from "
         "the halo records, the LB rates from bench lb records (campaigns/model.toml and "
-        "campaigns/chapter6-lb.toml measure them all).",
+        "campaigns/chapter6-lb.toml measure them all), and the off-node link from ping-pongs "
+        "between two nodes where RESULTS have them (campaigns/cluster-model.toml).",
     )
     nw.add_argument("results", type=Path, nargs="+", help="results folders or files")
     nw.add_argument("-o", "--out", type=Path, required=True, help="the TOML file to write")
     nw.add_argument("--name", default="this machine", help="the description's name (default: %(default)s)")
     nw.add_argument(
-        "--off-node", type=Path, help="borrow the off-node link of this description (joins such nodes)"
+        "--off-node",
+        type=Path,
+        help="borrow the off-node link of this description when RESULTS measured none (joins such nodes)",
     )
     shot = sub.add_parser(
         "screenshot",

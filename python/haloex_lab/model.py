@@ -79,10 +79,13 @@ def message_time(fit: list[Hockney], m: float) -> Hockney:
     return next(h for h in fit if h.lo <= m < h.hi)
 
 
-def _cpus(record: dict) -> int:
-    """The CPUs the record's ranks ran on, together (placement)."""
+def _cpus(record: dict, ranks=None) -> int:
+    """The CPUs the record's ranks (or those of them in `ranks`) ran on,
+    together (placement)."""
     seen: set[int] = set()
-    for text in (record.get("placement") or {}).get("cpus", []):
+    for i, text in enumerate((record.get("placement") or {}).get("cpus", [])):
+        if ranks is not None and i not in ranks:
+            continue
         for part in text.split(","):
             lo, _, hi = part.partition("-")
             if lo.isdigit():
@@ -90,30 +93,82 @@ def _cpus(record: dict) -> int:
     return len(seen)
 
 
+def hosts(record: dict) -> int:
+    """How many hosts (nodes) a record's ranks ran on."""
+    return len((record.get("placement") or {}).get("ranks_per_host") or {}) or 1
+
+
 def cpu_share(record: dict) -> float:
-    """Ranks per CPU on the busiest host of a record's placement (at least
-    1: a rank never has more than a CPU to itself)."""
-    cpus = _cpus(record)
-    if not cpus:
+    """Ranks per CPU on the busiest machine of a record's placement (at
+    least 1: a rank never has more than a CPU to itself). A machine is a
+    kernel (the placement's boot ids): emulated nodes share one machine's
+    CPUs; older records without them count hosts."""
+    pl = record.get("placement") or {}
+    machines = pl.get("kernels") or pl.get("hosts")
+    if not _cpus(record):
         return 1.0
-    return max(1.0, max(record["placement"]["ranks_per_host"].values()) / cpus)
+    if not machines:
+        return max(1.0, max(pl["ranks_per_host"].values()) / _cpus(record))
+    ranks = defaultdict(set)
+    for i, m in enumerate(machines):
+        ranks[m].add(i)
+    return max(1.0, max(len(r) / max(_cpus(record, r), 1) for r in ranks.values()))
 
 
-def predict_from_list(strategy: str, ml: dict, copy_bw: float, fit, share: float = 1.0) -> float:
+@dataclass
+class Fits:
+    """Hockney fits of the ping-pong on one node and, where the records
+    have one, between two nodes."""
+
+    on: list[Hockney]
+    off: list[Hockney] | None = None
+
+
+def _wire(on: list[float], off: list[float], fits: Fits) -> float:
+    """Seconds of messages in flight together: each pays its link's alpha,
+    the bytes stream at each link's large-message bandwidth."""
+    t = sum(message_time(fits.on, m).alpha for m in on) + sum(on) / fits.on[-1].beta
+    if off:
+        t += sum(message_time(fits.off, m).alpha for m in off) + sum(off) / fits.off[-1].beta
+    return t
+
+
+def _split(st: dict, fits: Fits) -> tuple[list[float], list[float]]:
+    """A stage's message sizes, on the node and off it (all on it without
+    an off-node fit or split)."""
+    n, remote = st["messages"], st["remote_bytes"]
+    sizes = list(st.get("message_bytes") or [remote / max(n, 1)] * n)  # (older records: n of the mean size)
+    off = list(st.get("off_node_message_bytes") or []) if fits.off else []
+    for m in off:
+        sizes.remove(m)
+    return sizes, off
+
+
+def predict_from_list(strategy: str, ml: dict, copy_bw: float, fits: Fits, share: float = 1.0,
+                      traffic: dict | None = None) -> float:  # fmt: skip
     """Predicted seconds of one exchange from the plan's message list (see
     the module's formula)."""
     d = ml["direct"]
-    if strategy == "shm":
-        return 2 * fit[0].alpha * share + (2 * d["remote_bytes"] + d["local_bytes"]) / copy_bw
-    beta_inf = fit[-1].beta
+    if strategy in ("shm", "node-gather"):
+        on, off = _split(d, fits)
+        if strategy == "shm":  # the node's neighbours read in place, the others as in direct
+            t = 2 * fits.on[0].alpha * share + (2 * sum(on) + d["local_bytes"]) / copy_bw
+        else:  # the node's neighbours as in direct
+            t = share * _wire(on, [], fits) + (2 * sum(on) + d["local_bytes"]) / copy_bw
+        if off and strategy == "node-gather" and traffic and traffic.get("peer_nodes"):
+            k, node_bytes = traffic["peer_nodes"], traffic["bytes_per_node"]
+            off = [node_bytes / k] * k  # the leader's aggregates, one per peer node
+            t += 2 * fits.on[0].alpha * share  # node-memory hand-overs to and from the leader
+        if off:
+            t += share * _wire([], off, fits) + 2 * sum(_split(d, fits)[1]) / copy_bw
+        return t
     total = 0.0
     for st in ml["staged"] if strategy in STAGED else [d]:
-        n, remote, local = st["messages"], st["remote_bytes"], st["local_bytes"]
-        if n:
-            sizes = st.get("message_bytes") or [remote / n] * n  # (older records: n of the mean size)
-            total += share * (sum(message_time(fit, m).alpha for m in sizes) + remote / beta_inf)
-            total += (1 if strategy == "staged-types" else 2) * remote / copy_bw
-        total += local / copy_bw
+        on, off = _split(st, fits)
+        if on or off:
+            total += share * _wire(on, off, fits)
+            total += (1 if strategy == "staged-types" else 2) * st["remote_bytes"] / copy_bw
+        total += st["local_bytes"] / copy_bw
     return total
 
 
@@ -134,63 +189,99 @@ class Row:
     size: int
     measured: float
     predicted: float
+    nodes: int = 1
 
     @property
     def error(self) -> float:
         return (self.predicted - self.measured) / self.measured
 
 
-def model_rows(records: list[dict]) -> tuple[list[Hockney], list[Row]]:
-    pp = [r for r in records if r.get("benchmark") == "pingpong"]
-    if not pp:
-        raise ValueError("no ping-pong records to fit the model to (run bench pingpong in the same campaign)")
+def _fit_pingpong(pp: list[dict]) -> list[Hockney]:
     by_size = defaultdict(list)
     for r in pp:
         by_size[r["message_bytes"]].append(summarize(r["latency_s"]).median)
     sizes = sorted(by_size)
-    fit = fit_hockney(sizes, [float(np.median(by_size[s])) for s in sizes])
-    pp_share = cpu_share(pp[0])
+    return fit_hockney(sizes, [float(np.median(by_size[s])) for s in sizes])
+
+
+def pingpongs(records: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The ping-pong records between two ranks of one node, and between
+    two nodes (their placement names two hosts)."""
+    pp = [r for r in records if r.get("benchmark") == "pingpong"]
+    return [r for r in pp if hosts(r) == 1], [r for r in pp if hosts(r) > 1]
+
+
+def model_rows(records: list[dict]) -> tuple[Fits, list[Row]]:
+    pp_on, pp_off = pingpongs(records)
+    if not pp_on:
+        raise ValueError(
+            "no ping-pong records on one node to fit the model to (run bench pingpong in the same campaign)"
+        )
+    fits = Fits(_fit_pingpong(pp_on), _fit_pingpong(pp_off) if pp_off else None)
+    # Oversubscribed ranks wait for each other's time slices: each link's
+    # alphas count for as many ranks per CPU as the halo has over its ping-pong.
+    pp_share = cpu_share(pp_on[0])
     rows = []
     for r in records:
         if r.get("benchmark") != "halo" or "copy_bandwidth_bytes_per_s" not in r or r.get("work_s"):
             continue
+        if hosts(r) > 1 and not fits.off:
+            raise ValueError(
+                f"halo records across {hosts(r)} nodes but no ping-pong between two nodes to fit the "
+                "off-node link to (run bench pingpong with its two ranks on two nodes in the same campaign)"
+            )
         copy_bw = summarize(r["copy_bandwidth_bytes_per_s"]).median / r["ranks"]
         strategy = r.get("resolved_strategy") or r["strategy"]  # what auto chose
         if "message_list" in r:
-            t = predict_from_list(strategy, r["message_list"], copy_bw, fit, cpu_share(r) / pp_share)
+            share = cpu_share(r) / pp_share
+            t = predict_from_list(strategy, r["message_list"], copy_bw, fits, share, r.get("node_traffic"))
         else:
-            t = predict(strategy, r["messages"], r.get("ndim", 3), r["halo_bytes"], copy_bw, fit)
+            t = predict(strategy, r["messages"], r.get("ndim", 3), r["halo_bytes"], copy_bw, fits.on)
         rows.append(
-            Row(r["strategy"], r["ranks"], r["local_size"], summarize(r["time_per_call_s"]).median, t)
+            Row(r["strategy"], r["ranks"], r["local_size"], summarize(r["time_per_call_s"]).median, t, hosts(r))
         )
-    return fit, rows
+    return fits, rows
 
 
-def model_text(records: list[dict]) -> str:
-    fit, rows = model_rows(records)
-    lines = ["Hockney fit to the ping-pong (one-way time t(m) = alpha + m / beta):", ""]
+def _fit_lines(title: str, fit: list[Hockney]) -> list[str]:
+    lines = [title, ""]
     for h in fit:
         hi = "inf" if h.hi == float("inf") else f"{h.hi:.0f}"
         lines.append(
             f"  m in [{h.lo:.0f}, {hi}) B: alpha = {h.alpha * 1e6:.3f} us, beta = {h.beta / 1e9:.2f} GB/s"
         )
+    return lines
+
+
+def model_text(records: list[dict]) -> str:
+    fits, rows = model_rows(records)
+    lines = _fit_lines("Hockney fit to the ping-pong (one-way time t(m) = alpha + m / beta):", fits.on)
+    if fits.off:
+        lines += [""] + _fit_lines("... and to the ping-pong between two nodes:", fits.off)
     lines += [
         "",
-        "| strategy | ranks | L | measured us | predicted us | error |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| strategy | nodes | ranks | L | measured us | predicted us | error |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in sorted(rows, key=lambda r: (r.ranks, r.strategy, r.size)):
+    for r in sorted(rows, key=lambda r: (r.nodes, r.ranks, r.strategy, r.size)):
         lines.append(
-            f"| {r.strategy} | {r.ranks} | {r.size} | {r.measured * 1e6:.2f} | {r.predicted * 1e6:.2f} | "
-            f"{r.error * 100:+.0f}% |"
+            f"| {r.strategy} | {r.nodes} | {r.ranks} | {r.size} | {r.measured * 1e6:.2f} | "
+            f"{r.predicted * 1e6:.2f} | {r.error * 100:+.0f}% |"
         )
     by = defaultdict(list)
     for r in rows:
-        by[(r.ranks, r.strategy)].append(abs(r.error))
-    lines += ["", "Median |error| per strategy and rank count:", ""]
-    for (ranks, s), e in sorted(by.items()):
-        lines.append(f"  {ranks} ranks, {s}: {np.median(e) * 100:.0f}% over {len(e)} sizes")
+        by[(r.nodes, r.ranks, r.strategy)].append(abs(r.error))
+    lines += ["", "Median |error| per strategy, node and rank count:", ""]
+    for (nodes, ranks, s), e in sorted(by.items()):
+        lines.append(f"  {nodes} node(s), {ranks} ranks, {s}: {np.median(e) * 100:.0f}% over {len(e)} sizes")
     return "\n".join(lines)
+
+
+def _link(fit: list[Hockney], injection: float = float("inf")):
+    from .network import Link
+
+    # (one range: every message pays the same alpha from 1 byte up)
+    return Link(fit[0].alpha, fit[-1].alpha, fit[-1].lo if len(fit) > 1 else 1, fit[-1].beta, injection)
 
 
 def network_from_results(records: list[dict], name: str, off_node=None):
@@ -198,35 +289,40 @@ def network_from_results(records: list[dict], name: str, off_node=None):
     from the ping-pong fit, the node's STREAM copy bandwidth from the halo
     records with one rank per CPU, and the LB rates from `bench lb` records
     (one rank alone; the node: its memory sweep at one rank per CPU times
-    the fraction of it one rank reaches). `off_node` (a Link) joins such
-    nodes; without it the description is one node."""
-    from .network import Link, Network
+    the fraction of it one rank reaches), all on one node. The off-node link
+    is the fit to ping-pongs between two nodes where the records have them
+    (its injection bandwidth taken as one stream's: one pair was measured),
+    else `off_node` (a Link borrowed from another description); without
+    either the description is one node."""
+    from .network import Network
 
-    fit, _ = model_rows(records)
-    pp = next(r for r in records if r.get("benchmark") == "pingpong")
+    fits, _ = model_rows(records)
+    one_node = [r for r in records if hosts(r) == 1]
+    pp = pingpongs(one_node)[0][0]
     cores = _cpus(pp) or 1
     halo = [
         r
-        for r in records
+        for r in one_node
         if r.get("benchmark") == "halo" and r["ranks"] == cores and "copy_bandwidth_bytes_per_s" in r
     ]
     if not halo:
         raise ValueError(f"no halo records at {cores} ranks (one per CPU) for the node's copy bandwidth")
     copy = float(np.median([summarize(r["copy_bandwidth_bytes_per_s"]).median for r in halo]))
-    lb = [r for r in records if r.get("benchmark") == "lb" and r.get("threads_per_rank") == 1]
+    lb = [r for r in one_node if r.get("benchmark") == "lb" and r.get("threads_per_rank") == 1]
     one = [r["mlups_median"] for r in lb if r["ranks"] == 1 and r.get("overlap") == "none"]
     sweep = {r["ranks"]: r["bandwidth_bytes_per_s_median"] for r in lb if r.get("config") == "stream"}
     if not one or 1 not in sweep or cores not in sweep:
         raise ValueError(f"no bench lb records at 1 and {cores} ranks (their MLUPS and memory sweeps)")
     core = max(one)
     node = core * sweep[cores] / sweep[1]  # the node's bandwidth at the fraction one rank reaches
-    # (one range: every message pays the same alpha from 1 byte up)
-    on = Link(fit[0].alpha, fit[-1].alpha, fit[-1].lo if len(fit) > 1 else 1, fit[-1].beta)
     host = pp.get("host", "this machine")
     src = (
         f"measured on {host} ({pp.get('date_utc', '?')}): ping-pong fit, STREAM copy of {cores} ranks, "
         f"bench lb at 1 and {cores} ranks"
     )
-    if off_node:
+    if fits.off:
+        off_node = _link(fits.off, fits.off[-1].beta)
+        src += "; off-node link: ping-pong between two nodes, injection taken as one stream's bandwidth"
+    elif off_node:
         src += "; off-node link and injection borrowed from another description (no second node here)"
-    return Network(name, src, cores, cores, on, off_node, copy, max(node, core), core)
+    return Network(name, src, cores, cores, _link(fits.on), off_node, copy, max(node, core), core)

@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <iomanip>
+#include <map>
+#include <set>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -63,23 +65,82 @@ PlanOptions plan_options_for(const std::string& plan, PackThreads pack_threads) 
 
 namespace {
 
+// Each rank's node: the lowest rank of comm on its host (the same on every
+// rank).
+std::vector<int> node_of_ranks(MPI_Comm comm) {
+  Comm node = node_comm(comm);
+  int leader = comm_rank(comm);
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node.get()), "MPI_Allreduce");
+  std::vector<int> out(static_cast<size_t>(comm_size(comm)));
+  mpi_check(MPI_Allgather(&leader, 1, MPI_INT, out.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  return out;
+}
+
 // What one stage sends to other ranks (each message's bytes too: a model
-// charges a face and an edge different latencies) and copies locally.
-nlohmann::json stage_messages(const Stage& st) {
-  long n = 0;
-  size_t remote = 0;
-  std::vector<size_t> sizes;
-  for (const Link& l : st.links)
-    if (!l.self && !l.send.empty()) ++n, remote += l.send.bytes, sizes.push_back(l.send.bytes);
-  return {
-      {"messages", n}, {"remote_bytes", remote}, {"message_bytes", sizes}, {"local_bytes", st.local_bytes}};
+// charges a face and an edge different latencies, and a message that leaves
+// the node another link's) and copies locally.
+nlohmann::json stage_messages(const Stage& st, const std::vector<int>& node_of, int me) {
+  long n = 0, n_off = 0;
+  size_t remote = 0, remote_off = 0;
+  std::vector<size_t> sizes, sizes_off;
+  for (const Link& l : st.links) {
+    if (l.self || l.send.empty()) continue;
+    ++n, remote += l.send.bytes, sizes.push_back(l.send.bytes);
+    if (node_of[static_cast<size_t>(l.peer)] != node_of[static_cast<size_t>(me)])
+      ++n_off, remote_off += l.send.bytes, sizes_off.push_back(l.send.bytes);
+  }
+  return {{"messages", n},
+          {"remote_bytes", remote},
+          {"message_bytes", sizes},
+          {"off_node_messages", n_off},
+          {"off_node_bytes", remote_off},
+          {"off_node_message_bytes", sizes_off},
+          {"local_bytes", st.local_bytes}};
 }
 
 // The plan's message list (see HaloBenchResult::message_list).
-nlohmann::json message_list(const Plan& plan) {
+nlohmann::json message_list(const Plan& plan, const std::vector<int>& node_of, int me) {
   nlohmann::json staged = nlohmann::json::array();
-  for (const Stage& st : plan.staged()) staged.push_back(stage_messages(st));
-  return {{"direct", stage_messages(plan.direct())}, {"staged", staged}};
+  for (const Stage& st : plan.staged()) staged.push_back(stage_messages(st, node_of, me));
+  return {{"direct", stage_messages(plan.direct(), node_of, me)}, {"staged", staged}};
+}
+
+// The busiest node's network traffic (see HaloBenchResult::node_traffic);
+// collective, the answer on rank 0.
+nlohmann::json node_traffic(MPI_Comm comm, const Plan& plan, const std::vector<int>& node_of) {
+  const int n = comm_size(comm), me = comm_rank(comm);
+  // Messages and bytes from this rank to each node (indexed by its leader).
+  std::vector<double> mine(2 * static_cast<size_t>(n), 0.0), all;
+  for (const Link& l : plan.direct().links) {
+    const int to = node_of[static_cast<size_t>(l.peer < 0 ? me : l.peer)];
+    if (l.self || l.send.empty() || to == node_of[static_cast<size_t>(me)]) continue;
+    mine[2 * static_cast<size_t>(to)] += 1;
+    mine[2 * static_cast<size_t>(to) + 1] += static_cast<double>(l.send.bytes);
+  }
+  if (me == 0) all.resize(mine.size() * static_cast<size_t>(n));
+  mpi_check(MPI_Gather(mine.data(), 2 * n, MPI_DOUBLE, all.data(), 2 * n, MPI_DOUBLE, 0, comm), "MPI_Gather");
+  if (me != 0) return {};
+  std::map<int, std::map<int, std::pair<double, double>>> out;  // node -> peer node -> (messages, bytes)
+  for (int r = 0; r < n; ++r)
+    for (int to = 0; to < n; ++to) {
+      const double m = all[static_cast<size_t>(r * 2 * n + 2 * to)];
+      if (m == 0) continue;
+      auto& [msgs, bytes] = out[node_of[static_cast<size_t>(r)]][to];
+      msgs += m, bytes += all[static_cast<size_t>(r * 2 * n + 2 * to + 1)];
+    }
+  double msgs_max = 0, bytes_max = 0;
+  size_t peers_max = 0;
+  for (const auto& [node, peers] : out) {
+    double msgs = 0, bytes = 0;
+    for (const auto& [to, mb] : peers) msgs += mb.first, bytes += mb.second;
+    msgs_max = std::max(msgs_max, msgs), bytes_max = std::max(bytes_max, bytes);
+    peers_max = std::max(peers_max, peers.size());
+  }
+  const std::set<int> nodes(node_of.begin(), node_of.end());
+  return {{"nodes", nodes.size()},
+          {"messages_per_node", msgs_max},
+          {"bytes_per_node", bytes_max},
+          {"peer_nodes", peers_max}};
 }
 
 // The decomposition of one benchmark case: an edge L per rank, or the fixed
@@ -207,7 +268,9 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     double bytes = static_cast<double>(plan.halo_bytes()), bytes_sum = 0;
     MPI_Reduce(&bytes, &bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());
     const double line_bytes = max_over(dec.comm(), exchange_line_bytes(plan));
-    const nlohmann::json msg_list = message_list(plan);
+    const std::vector<int> node_of = node_of_ranks(dec.comm());
+    const nlohmann::json msg_list = message_list(plan, node_of, comm_rank(dec.comm()));
+    const nlohmann::json traffic = node_traffic(dec.comm(), plan, node_of);
     int msgs = plan.direct_messages(), msgs_max = 0;
     MPI_Reduce(&msgs, &msgs_max, 1, MPI_INT, MPI_MAX, 0, dec.comm());
     if (rank != 0) continue;
@@ -236,6 +299,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       res.halo_bytes = bytes_sum / dec.size();
       res.messages = msgs_max;
       res.message_list = msg_list;
+      res.node_traffic = traffic;
       res.line_bytes = line_bytes;
       res.copy_bytes_per_s = copy_bw;
       res.line_bound_s = line_bytes / (summarize(copy_bw).median / dec.size());
@@ -346,6 +410,7 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
     j["bound_fraction"] = r.bound_fraction;
     j["messages"] = r.messages;
     j["message_list"] = r.message_list;
+    j["node_traffic"] = r.node_traffic;
     j["beff_bytes_per_s"] = r.beff_bytes_per_s;
     j["updates_per_core_per_s"] = r.updates_per_core_per_s;
     j["ratio_to_staged"] = r.ratio_to_staged;

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 
 #include "haloex/core/mpi.hpp"
@@ -75,6 +76,15 @@ std::vector<std::string> all_gather_text(MPI_Comm comm, const std::string& mine)
 
 }  // namespace
 
+// The running kernel's boot id: hosts that share it are one machine (the
+// emulated nodes of `haloex-lab cluster` share its CPUs and memory).
+std::string kernel_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
 nlohmann::json placement(MPI_Comm comm) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
@@ -84,6 +94,7 @@ nlohmann::json placement(MPI_Comm comm) {
   return {{"hosts", hosts},
           {"ranks_per_host", per_host},
           {"cpus", all_gather_text(comm, affinity_text())},
+          {"kernels", all_gather_text(comm, kernel_id())},
           {"launcher", launcher_name()},
           {"mpi_env", mpi_environment()}};
 }

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/core/error.hpp"
+#include "haloex/core/mpi.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/lb/monitor.hpp"
 
@@ -20,6 +21,7 @@ namespace {
 class MpiSession {
  public:
   MpiSession(int& argc, char**& argv) {
+    haloex::set_mpi_environment();
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided_);
     // A failed MPI call returns to mpi_check, which throws an Error naming the
     // call and MPI's reason; main prints it and aborts the other ranks.

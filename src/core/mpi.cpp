@@ -4,9 +4,12 @@
 
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <thread>
 
 namespace haloex {
+
+void set_mpi_environment() { setenv("OMPI_MCA_sharedfp", "^sm", /*overwrite=*/0); }
 
 std::string mpi_error_string(int rc) {
   char text[MPI_MAX_ERROR_STRING];

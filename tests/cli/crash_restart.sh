@@ -24,6 +24,20 @@ run() {  # ranks, checkpoint dir, steps, extra args...
 run 2 ref 12 > ref.log 2>&1 || { cat ref.log; fail "the uninterrupted run failed"; }
 [[ $(ls ref/*.json | wc -l) == 2 ]] || fail "keep=2 left $(ls ref) in ref/"
 
+# A rank killed inside MPI_File_open leaves Open MPI 4.1's shared-file-pointer
+# semaphore (/dev/shm/sem.OMPIO_<file name>) taken; a run that then opens a
+# file of that name must not wait on it (haloex turns that component off).
+sem=OMPIO_checkpoint-000004.bin.part
+if [[ ! -e /dev/shm/sem.$sem ]] && python3 -c "import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True); libc.sem_open.restype = ctypes.c_void_p
+sys.exit(libc.sem_open(b'/$sem', 0o100, 0o600, 0) in (None, 0))"; then  # O_CREAT, value 0: taken
+  trap 'rm -f /dev/shm/sem.$sem' EXIT
+  timeout 60 bash -c "$(declare -f run); mpiexec='$mpiexec' flags='$flags' haloex='$haloex' case='$case' run 2 taken 4" \
+    > taken.log 2>&1 || { cat taken.log; fail "a run hung or failed on a semaphore left taken in /dev/shm"; }
+  rm -f /dev/shm/sem.$sem
+  echo "a semaphore left taken by a killed MPI_File_open did not stop the next run"
+fi
+
 # A kill at each stage of the checkpoint at step 8: before the data file's
 # rename, after it (no metadata yet), after the metadata (complete), and
 # while the older checkpoint is being deleted (keep=1, so that there is one).

@@ -85,9 +85,14 @@ struct HaloBenchResult {
   int messages = 0;  ///< direct-pattern messages per exchange (most on any rank)
   /// Rank 0's message list, for models: per pattern (direct, and each
   /// stage of the staged one) the messages to other ranks, the bytes they
-  /// carry (in all and each) and the bytes copied locally (periodic images
-  /// of its own sites).
+  /// carry (in all and each), those of them that leave the node, and the
+  /// bytes copied locally (periodic images of its own sites).
   nlohmann::json message_list;
+  /// What crosses the network per exchange in the direct pattern, on the
+  /// busiest node: nodes, messages and bytes sent off the node (one per
+  /// pair of ranks), and the nodes it sends to (one message each when a
+  /// node-aware strategy aggregates them).
+  nlohmann::json node_traffic;
   double beff_bytes_per_s = 0;        ///< effective bandwidth: halo_bytes / median time per call
   double updates_per_core_per_s = 0;  ///< sites per rank / (median time per call * threads)
   double ratio_to_staged = 0;         ///< median time / staged's median time (0 if staged not run)

@@ -106,6 +106,17 @@ class PersistentRequests {
   std::vector<MPI_Request> reqs_;
 };
 
+/// Settings a program sets in its environment before MPI_Init (a variable
+/// the user has set is left alone). Open MPI 4.1's MPI-IO opens every file
+/// with a shared-file-pointer component, `sm`, that guards it with a POSIX
+/// semaphore named after the file's base name in /dev/shm: a rank killed in
+/// MPI_File_open or close leaves it behind taken, and the next run that opens
+/// a file of that name waits on it forever (seen after a checkpointing run
+/// was killed: the restart hung). haloex never uses shared file pointers, so
+/// `OMPI_MCA_sharedfp=^sm` costs nothing. haloex's programs call this;
+/// programs of their own that write haloex output should set it too.
+void set_mpi_environment();
+
 /// Size of a communicator.
 int comm_size(MPI_Comm c);
 /// Rank in a communicator.
