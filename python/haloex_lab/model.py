@@ -34,6 +34,8 @@ from .stats import summarize
 
 STAGED = {"staged", "staged-types", "sendrecv", "irecv-send", "isend-recv", "irecv-isend", "irecv-issend",
           "red-black", "prepost", "auto"}  # fmt: skip
+# One message per peer rank, carrying every link to it (PeerMessages).
+PER_PEER = {"direct", "direct-waitany", "persistent", "neighbor", "shm", "node-gather"}
 
 
 @dataclass
@@ -133,12 +135,14 @@ def _wire(on: list[float], off: list[float], fits: Fits) -> float:
     return t
 
 
-def _split(st: dict, fits: Fits) -> tuple[list[float], list[float]]:
+def _split(st: dict, fits: Fits, per_peer: bool = False) -> tuple[list[float], list[float]]:
     """A stage's message sizes, on the node and off it (all on it without
-    an off-node fit or split)."""
+    an off-node fit or split), one per link or, `per_peer`, one per peer
+    rank where the record has them."""
     n, remote = st["messages"], st["remote_bytes"]
-    sizes = list(st.get("message_bytes") or [remote / max(n, 1)] * n)  # (older records: n of the mean size)
-    off = list(st.get("off_node_message_bytes") or []) if fits.off else []
+    peer = "peer_" if per_peer and "peer_message_bytes" in st else ""
+    sizes = list(st.get(peer + "message_bytes") or [remote / max(n, 1)] * n)  # (older: n of the mean size)
+    off = list(st.get(f"off_node_{peer}message_bytes") or []) if fits.off else []
     for m in off:
         sizes.remove(m)
     return sizes, off
@@ -150,7 +154,7 @@ def predict_from_list(strategy: str, ml: dict, copy_bw: float, fits: Fits, share
     the module's formula)."""
     d = ml["direct"]
     if strategy in ("shm", "node-gather"):
-        on, off = _split(d, fits)
+        on, off = _split(d, fits, True)
         if strategy == "shm":  # the node's neighbours read in place, the others as in direct
             t = 2 * fits.on[0].alpha * share + (2 * sum(on) + d["local_bytes"]) / copy_bw
         else:  # the node's neighbours as in direct
@@ -164,7 +168,7 @@ def predict_from_list(strategy: str, ml: dict, copy_bw: float, fits: Fits, share
         return t
     total = 0.0
     for st in ml["staged"] if strategy in STAGED else [d]:
-        on, off = _split(st, fits)
+        on, off = _split(st, fits, strategy in PER_PEER)
         if on or off:
             total += share * _wire(on, off, fits)
             total += (1 if strategy == "staged-types" else 2) * st["remote_bytes"] / copy_bw
@@ -190,6 +194,7 @@ class Row:
     measured: float
     predicted: float
     nodes: int = 1
+    layout: str = "aos"
 
     @property
     def error(self) -> float:
@@ -209,6 +214,17 @@ def pingpongs(records: list[dict]) -> tuple[list[dict], list[dict]]:
     two nodes (their placement names two hosts)."""
     pp = [r for r in records if r.get("benchmark") == "pingpong"]
     return [r for r in pp if hosts(r) == 1], [r for r in pp if hosts(r) > 1]
+
+
+def _line_factor(record: dict) -> float:
+    """How many bytes of field memory a copy touches per halo byte: packing
+    reads, and unpacking writes, whole cache lines of the field
+    (line_bytes: those of every message and local copy, read and written),
+    so a layout whose halo values lie apart in memory (SoA) costs more than
+    its bytes. 1 without the figures."""
+    d = record["message_list"]["direct"]
+    moved = 2 * (d["remote_bytes"] + d["local_bytes"])
+    return max(1.0, record.get("line_bytes", 0) / moved) if moved else 1.0
 
 
 def model_rows(records: list[dict]) -> tuple[Fits, list[Row]]:
@@ -233,12 +249,21 @@ def model_rows(records: list[dict]) -> tuple[Fits, list[Row]]:
         copy_bw = summarize(r["copy_bandwidth_bytes_per_s"]).median / r["ranks"]
         strategy = r.get("resolved_strategy") or r["strategy"]  # what auto chose
         if "message_list" in r:
+            copy_bw /= _line_factor(r)
             share = cpu_share(r) / pp_share
             t = predict_from_list(strategy, r["message_list"], copy_bw, fits, share, r.get("node_traffic"))
         else:
             t = predict(strategy, r["messages"], r.get("ndim", 3), r["halo_bytes"], copy_bw, fits.on)
         rows.append(
-            Row(r["strategy"], r["ranks"], r["local_size"], summarize(r["time_per_call_s"]).median, t, hosts(r))
+            Row(
+                r["strategy"],
+                r["ranks"],
+                r["local_size"],
+                summarize(r["time_per_call_s"]).median,
+                t,
+                hosts(r),
+                r.get("layout", "aos"),
+            )
         )
     return fits, rows
 
@@ -257,15 +282,15 @@ def model_text(records: list[dict]) -> str:
     fits, rows = model_rows(records)
     lines = _fit_lines("Hockney fit to the ping-pong (one-way time t(m) = alpha + m / beta):", fits.on)
     if fits.off:
-        lines += [""] + _fit_lines("... and to the ping-pong between two nodes:", fits.off)
+        lines += ["", *_fit_lines("... and to the ping-pong between two nodes:", fits.off)]
     lines += [
         "",
-        "| strategy | nodes | ranks | L | measured us | predicted us | error |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| strategy | nodes | ranks | layout | L | measured us | predicted us | error |",
+        "|---|---:|---:|---|---:|---:|---:|---:|",
     ]
-    for r in sorted(rows, key=lambda r: (r.nodes, r.ranks, r.strategy, r.size)):
+    for r in sorted(rows, key=lambda r: (r.nodes, r.ranks, r.strategy, r.layout, r.size)):
         lines.append(
-            f"| {r.strategy} | {r.nodes} | {r.ranks} | {r.size} | {r.measured * 1e6:.2f} | "
+            f"| {r.strategy} | {r.nodes} | {r.ranks} | {r.layout} | {r.size} | {r.measured * 1e6:.2f} | "
             f"{r.predicted * 1e6:.2f} | {r.error * 100:+.0f}% |"
         )
     by = defaultdict(list)

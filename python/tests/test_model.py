@@ -148,3 +148,15 @@ def test_halo_across_nodes_needs_an_off_node_pingpong():
     fits, rows = model_rows([*pp, *pp_off, halo])
     assert fits.off[0].alpha == pytest.approx(20e-6) and rows[0].nodes == 2
     assert rows[0].predicted == pytest.approx(predict_from_list("direct", CROSS, 1e10, fits))
+
+
+def test_direct_family_sends_one_message_per_peer():
+    # The 2 messages to each of 2 peers (one on the node, one off it) travel as one each.
+    peers = {**CROSS["direct"], "peer_message_bytes": [2e5, 2e5], "off_node_peer_message_bytes": [2e5]}
+    ml, fits, bw = {"direct": peers, "staged": [peers]}, Fits(FIT, OFF), 1e10
+    one_each = (4e-6 + 2e5 / 1e10) + (20e-6 + 2e5 / 1e9) + 2 * 4e5 / bw
+    for s in ("direct", "direct-waitany", "persistent", "neighbor"):
+        assert predict_from_list(s, ml, bw, fits) == pytest.approx(one_each), s
+    # the staged family sends each link's message on its own
+    per_link = 2 * 4e-6 + 2e5 / 1e10 + 2 * 20e-6 + 2e5 / 1e9 + 2 * 4e5 / bw
+    assert predict_from_list("staged", ml, bw, fits) == pytest.approx(per_link)

@@ -4,9 +4,9 @@
 
 #include <iomanip>
 #include <map>
-#include <set>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "haloex/bench/busy_wait.hpp"
@@ -78,16 +78,26 @@ std::vector<int> node_of_ranks(MPI_Comm comm) {
 
 // What one stage sends to other ranks (each message's bytes too: a model
 // charges a face and an edge different latencies, and a message that leaves
-// the node another link's) and copies locally.
+// the node another link's), the same per peer rank (what strategies that
+// send one message per peer send) and what it copies locally.
 nlohmann::json stage_messages(const Stage& st, const std::vector<int>& node_of, int me) {
+  const auto off_node = [&](int peer) {
+    return node_of[static_cast<size_t>(peer)] != node_of[static_cast<size_t>(me)];
+  };
   long n = 0, n_off = 0;
   size_t remote = 0, remote_off = 0;
   std::vector<size_t> sizes, sizes_off;
+  std::map<int, size_t> per_peer;
   for (const Link& l : st.links) {
     if (l.self || l.send.empty()) continue;
     ++n, remote += l.send.bytes, sizes.push_back(l.send.bytes);
-    if (node_of[static_cast<size_t>(l.peer)] != node_of[static_cast<size_t>(me)])
-      ++n_off, remote_off += l.send.bytes, sizes_off.push_back(l.send.bytes);
+    per_peer[l.peer] += l.send.bytes;
+    if (off_node(l.peer)) ++n_off, remote_off += l.send.bytes, sizes_off.push_back(l.send.bytes);
+  }
+  std::vector<size_t> peer_sizes, peer_sizes_off;
+  for (const auto& [peer, bytes] : per_peer) {
+    peer_sizes.push_back(bytes);
+    if (off_node(peer)) peer_sizes_off.push_back(bytes);
   }
   return {{"messages", n},
           {"remote_bytes", remote},
@@ -95,6 +105,8 @@ nlohmann::json stage_messages(const Stage& st, const std::vector<int>& node_of, 
           {"off_node_messages", n_off},
           {"off_node_bytes", remote_off},
           {"off_node_message_bytes", sizes_off},
+          {"peer_message_bytes", peer_sizes},
+          {"off_node_peer_message_bytes", peer_sizes_off},
           {"local_bytes", st.local_bytes}};
 }
 

@@ -85,8 +85,10 @@ struct HaloBenchResult {
   int messages = 0;  ///< direct-pattern messages per exchange (most on any rank)
   /// Rank 0's message list, for models: per pattern (direct, and each
   /// stage of the staged one) the messages to other ranks, the bytes they
-  /// carry (in all and each), those of them that leave the node, and the
-  /// bytes copied locally (periodic images of its own sites).
+  /// carry (in all and each), those of them that leave the node, the same
+  /// summed per peer rank (strategies of the direct family send one message
+  /// per peer) and the bytes copied locally (periodic images of its own
+  /// sites).
   nlohmann::json message_list;
   /// What crosses the network per exchange in the direct pattern, on the
   /// busiest node: nodes, messages and bytes sent off the node (one per
