@@ -184,15 +184,11 @@ def _cluster_parser(sub) -> None:
     up.add_argument("--slurm", default="auto", choices=("auto", "yes", "no"),
                     help="start a Slurm on the nodes (auto: when installed)")  # fmt: skip
     for name in ("status", "down", "mpirun", "run"):
-        s = (
-            up
-            if name == "up"
-            else csub.add_parser(
-                name,
-                help=f"cluster {name}",
-                description=CLUSTER_HELP,
-                formatter_class=argparse.RawDescriptionHelpFormatter,
-            )
+        s = csub.add_parser(
+            name,
+            help=f"cluster {name}",
+            description=CLUSTER_HELP,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         s.add_argument("--name", default="haloex", help="the cluster's name (default: %(default)s)")
     up.add_argument("--name", default="haloex", help="the cluster's name (default: %(default)s)")
