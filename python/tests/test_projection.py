@@ -5,6 +5,7 @@ injection limit, the LB modes, and every kind of bad description refused."""
 import dataclasses
 import json
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -219,3 +220,15 @@ def test_network_from_measured_results(tmp_path, capsys):
     res.write_text("".join(json.dumps(r) + "\n" for r in [*pp, halo]))
     assert main(["network", str(res), "-o", str(out)]) == 2
     assert "no bench lb records" in capsys.readouterr().err
+    # ping-pongs whose two ranks ran on two hosts give the off-node link, measured
+    far = {"placement": {"cpus": ["0", "1"], "ranks_per_host": {"node1": 1, "node2": 1}}}
+    pp_off = [dict(p, **far, latency_s=[20e-6 + p["message_bytes"] / 2e9]) for p in pp]
+    res.write_text("".join(json.dumps(r) + "\n" for r in [*pp, *pp_off, halo, *lb]))
+    archer2 = Path(__file__).resolve().parents[2] / "networks" / "archer2-like.toml"
+    assert main(["network", str(res), "-o", str(out), "--off-node", str(archer2)]) == 0
+    n = parse_network(tomllib.loads(out.read_text()))
+    assert n.off_node.latency_s == pytest.approx(20e-6, rel=1e-3)
+    assert n.off_node.bandwidth_Bps == pytest.approx(2e9, rel=1e-3) == n.off_node.injection_Bps
+    assert "ping-pong between two nodes" in n.source  # measured, not borrowed
+    # the on-node link still comes from the ping-pong on one node
+    assert n.on_node.latency_s == pytest.approx(1e-6, rel=1e-3)
