@@ -118,41 +118,44 @@ nlohmann::json message_list(const Plan& plan, const std::vector<int>& node_of, i
 }
 
 // The busiest node's network traffic (see HaloBenchResult::node_traffic);
-// collective, the answer on rank 0.
+// collective, the answer on rank 0. Each rank sends its node's leader one
+// (node, messages, bytes) triple per other node it messages, so no rank
+// holds more than its node's few dozen.
 nlohmann::json node_traffic(MPI_Comm comm, const Plan& plan, const std::vector<int>& node_of) {
-  const int n = comm_size(comm), me = comm_rank(comm);
-  // Messages and bytes from this rank to each node (indexed by its leader).
-  std::vector<double> mine(2 * static_cast<size_t>(n), 0.0), all;
+  const int me = comm_rank(comm);
+  std::map<int, std::pair<double, double>> to;  // node (its leader) -> (messages, bytes)
   for (const Link& l : plan.direct().links) {
-    const int to = node_of[static_cast<size_t>(l.peer < 0 ? me : l.peer)];
-    if (l.self || l.send.empty() || to == node_of[static_cast<size_t>(me)]) continue;
-    mine[2 * static_cast<size_t>(to)] += 1;
-    mine[2 * static_cast<size_t>(to) + 1] += static_cast<double>(l.send.bytes);
+    const int node = node_of[static_cast<size_t>(l.peer)];
+    if (l.self || l.send.empty() || node == node_of[static_cast<size_t>(me)]) continue;
+    to[node].first += 1, to[node].second += static_cast<double>(l.send.bytes);
   }
-  if (me == 0) all.resize(mine.size() * static_cast<size_t>(n));
-  mpi_check(MPI_Gather(mine.data(), 2 * n, MPI_DOUBLE, all.data(), 2 * n, MPI_DOUBLE, 0, comm), "MPI_Gather");
+  std::vector<double> mine;
+  for (const auto& [node, mb] : to) mine.insert(mine.end(), {static_cast<double>(node), mb.first, mb.second});
+
+  Comm node = node_comm(comm);
+  const int n_node = comm_size(node.get()), leader = comm_rank(node.get()) == 0;
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(leader ? static_cast<size_t>(n_node) : 0), offsets(counts.size());
+  mpi_check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, node.get()), "MPI_Gather");
+  for (size_t i = 1; i < counts.size(); ++i) offsets[i] = offsets[i - 1] + counts[i - 1];
+  std::vector<double> all(leader ? static_cast<size_t>(offsets.back() + counts.back()) : 0);
+  mpi_check(MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE,
+                        0, node.get()),
+            "MPI_Gatherv");
+  // On the node's leader: its messages, bytes and peer nodes; the most of each over the nodes.
+  std::set<int> peers;
+  double here[4] = {0, 0, 0, static_cast<double>(leader)};  // messages, bytes, peer nodes, nodes
+  for (size_t i = 0; i < all.size(); i += 3)
+    peers.insert(static_cast<int>(all[i])), here[0] += all[i + 1], here[1] += all[i + 2];
+  here[2] = static_cast<double>(peers.size());
+  double most[4] = {0, 0, 0, 0}, nodes = 0;
+  mpi_check(MPI_Reduce(here, most, 3, MPI_DOUBLE, MPI_MAX, 0, comm), "MPI_Reduce");
+  mpi_check(MPI_Reduce(&here[3], &nodes, 1, MPI_DOUBLE, MPI_SUM, 0, comm), "MPI_Reduce");
   if (me != 0) return {};
-  std::map<int, std::map<int, std::pair<double, double>>> out;  // node -> peer node -> (messages, bytes)
-  for (int r = 0; r < n; ++r)
-    for (int to = 0; to < n; ++to) {
-      const double m = all[static_cast<size_t>(r * 2 * n + 2 * to)];
-      if (m == 0) continue;
-      auto& [msgs, bytes] = out[node_of[static_cast<size_t>(r)]][to];
-      msgs += m, bytes += all[static_cast<size_t>(r * 2 * n + 2 * to + 1)];
-    }
-  double msgs_max = 0, bytes_max = 0;
-  size_t peers_max = 0;
-  for (const auto& [node, peers] : out) {
-    double msgs = 0, bytes = 0;
-    for (const auto& [to, mb] : peers) msgs += mb.first, bytes += mb.second;
-    msgs_max = std::max(msgs_max, msgs), bytes_max = std::max(bytes_max, bytes);
-    peers_max = std::max(peers_max, peers.size());
-  }
-  const std::set<int> nodes(node_of.begin(), node_of.end());
-  return {{"nodes", nodes.size()},
-          {"messages_per_node", msgs_max},
-          {"bytes_per_node", bytes_max},
-          {"peer_nodes", peers_max}};
+  return {{"nodes", static_cast<long>(nodes)},
+          {"messages_per_node", most[0]},
+          {"bytes_per_node", most[1]},
+          {"peer_nodes", static_cast<long>(most[2])}};
 }
 
 // The decomposition of one benchmark case: an edge L per rank, or the fixed

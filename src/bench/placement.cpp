@@ -74,8 +74,6 @@ std::vector<std::string> all_gather_text(MPI_Comm comm, const std::string& mine)
   return out;
 }
 
-}  // namespace
-
 // The running kernel's boot id: hosts that share it are one machine (the
 // emulated nodes of `haloex-lab cluster` share its CPUs and memory).
 std::string kernel_id() {
@@ -84,6 +82,8 @@ std::string kernel_id() {
   std::getline(in, id);
   return id;
 }
+
+}  // namespace
 
 nlohmann::json placement(MPI_Comm comm) {
   char host[256] = {0};
