@@ -155,6 +155,7 @@ def predict_from_list(strategy: str, ml: dict, copy_bw: float, fits: Fits, share
     d = ml["direct"]
     if strategy in ("shm", "node-gather"):
         on, off = _split(d, fits, True)
+        off_bytes = sum(off)  # packed and unpacked by the ranks themselves
         if strategy == "shm":  # the node's neighbours read in place, the others as in direct
             t = 2 * fits.on[0].alpha * share + (2 * sum(on) + d["local_bytes"]) / copy_bw
         else:  # the node's neighbours as in direct
@@ -164,7 +165,7 @@ def predict_from_list(strategy: str, ml: dict, copy_bw: float, fits: Fits, share
             off = [node_bytes / k] * k  # the leader's aggregates, one per peer node
             t += 2 * fits.on[0].alpha * share  # node-memory hand-overs to and from the leader
         if off:
-            t += share * _wire([], off, fits) + 2 * sum(_split(d, fits)[1]) / copy_bw
+            t += share * _wire([], off, fits) + 2 * off_bytes / copy_bw
         return t
     total = 0.0
     for st in ml["staged"] if strategy in STAGED else [d]:
