@@ -8,7 +8,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .stats import Summary, summarize
+from .stats import Comparison, Summary, compare_paired, summarize
 
 CALLS = 2000  # the 2016 paper reports the time for 2000 calls of the halo routine
 
@@ -153,32 +153,71 @@ def speedups(series: dict[str, list[HaloPoint]]) -> tuple[str, dict[str, Speedup
 
 @dataclass
 class Recommendation:
+    """The fastest strategy at one size, decided through paired rounds.
+
+    `verdict`: "decided" (the leader is faster than every other), "tied"
+    (the leader and `tied` within 2% of each other, every other slower),
+    "undecided" (some strategy, `open_with`, is neither slower than the
+    leader nor tied with it yet), or "only one". `against` compares the
+    runner-up outside the tied set (or the open one) with the leader: its
+    ratio is the runner-up's time over the leader's, per round."""
+
     label: str
     fastest: str
     median_s: float
+    verdict: str
+    tied: list[str]
     runner_up: str
-    margin: float  # runner-up median / fastest median - 1
-    significant: bool  # 95% confidence intervals of the two do not overlap
+    against: Comparison | None
+    rounds: int
+    rounds_needed: int  # for an undecided row: rounds in all that would decide it
+    open_with: str = ""
+    auto_chose: str = ""
+    noisy: bool = False  # the leader's spread exceeds the campaign's calibration
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict in ("decided", "tied")
+
+
+def _paired(points: list[HaloPoint]) -> bool:
+    """Samples of one invocation, one per round: they pair."""
+    runs = {p.record.get("date_utc") for p in points}
+    return len(runs) == 1 and len({len(p.record["time_per_call_s"]) for p in points}) == 1
 
 
 def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
-    """The fastest strategy by median time, its margin over the next one, and
-    whether the difference is significant (confidence intervals apart)."""
+    """Rank the strategies of one size by median, then compare every other
+    with the leader through the ratios of the same rounds. `auto` is not
+    ranked: it runs the strategy it chose, which is."""
     if not points:
         return None
-    ranked = sorted(points, key=lambda p: p.time.median)
+    auto = [p for p in points if p.strategy == "auto"]
+    chose = auto[0].record.get("resolved_strategy", "") if auto else ""
+    ranked = sorted((p for p in points if p.strategy != "auto"), key=lambda p: p.time.median)
+    if not ranked:
+        return None
     best = ranked[0]
+    rounds = len(best.record["time_per_call_s"])
     if len(ranked) == 1:
-        return Recommendation(label, best.strategy, best.time.median, "-", 0.0, False)
-    second = ranked[1]
-    return Recommendation(
-        label,
-        best.strategy,
-        best.time.median,
-        second.strategy,
-        second.time.median / best.time.median - 1,
-        not best.time.ci_overlaps(second.time),
-    )
+        return Recommendation(label, best.strategy, best.time.median, "only one", [], "-", None, rounds, 0,
+                              auto_chose=chose)
+    if not _paired(ranked):
+        c = compare_paired([1.0], [1.0])
+        return Recommendation(label, best.strategy, best.time.median, "undecided", [], ranked[1].strategy, c,
+                              rounds, 0, "not measured in the same rounds", chose)
+    tied, slower, undecided = [], [], []
+    for p in ranked[1:]:
+        c = compare_paired(p.record["time_per_call_s"], best.record["time_per_call_s"])
+        {"tied": tied, "slower": slower}.get(c.verdict, undecided).append((p.strategy, c))
+    if undecided:
+        name, c = undecided[0]
+        need = max(x.rounds_to_decide() for _, x in undecided)
+        return Recommendation(label, best.strategy, best.time.median, "undecided", [n for n, _ in tied], name, c,
+                              rounds, need, name, chose)
+    name, c = slower[0] if slower else ("-", None)
+    return Recommendation(label, best.strategy, best.time.median, "tied" if tied else "decided",
+                          [n for n, _ in tied], name, c, rounds, rounds, "", chose)
 
 
 def recommendations(sweeps: dict, strong: dict) -> list[Recommendation]:
@@ -209,24 +248,50 @@ def recommendations(sweeps: dict, strong: dict) -> list[Recommendation]:
     return [r for r in out if r]
 
 
+def _percent(x: float) -> str:
+    return f"{100 * (x - 1):+.0f}%"
+
+
+def verdict_text(r: Recommendation) -> str:
+    """What a row says, in words a user can act on."""
+    c = r.against
+    if r.verdict == "only one":
+        return "only one strategy"
+    if r.verdict == "undecided":
+        if r.open_with == "not measured in the same rounds":
+            return "undecided: the strategies were not measured in the same rounds"
+        return (
+            f"undecided: `{r.open_with}` takes {c.ratio:.3f}x [{c.low:.3f}, {c.high:.3f}] of the leader's time; "
+            f"about {r.rounds_needed} rounds would decide"
+        )
+    lead = f"`{r.fastest}`" if not r.tied else ", ".join(f"`{n}`" for n in [r.fastest, *r.tied]) + " within 2%"
+    if c is None:
+        return f"{lead} (every other strategy tied)"
+    return (
+        f"{lead}; {c.ratio - 1:.0%} faster than `{r.runner_up}` "
+        f"[{_percent(c.low)}, {_percent(c.high)}], faster in {c.rounds - c.a_faster}/{c.rounds} rounds"
+    )
+
+
 def format_recommendations(recs: list[Recommendation]) -> str:
-    """A markdown table (also readable as plain text)."""
+    """A markdown table (also readable as plain text), with how many rows
+    are decided."""
     lines = [
-        "| subdomain per rank | fastest | median us | runner-up | margin | verdict |",
+        "| subdomain per rank | fastest | median us | verdict (paired rounds) | rounds | auto chose |",
         "|---|---|---:|---|---:|---|",
     ]
     for r in recs:
-        verdict = (
-            "only one strategy"
-            if r.runner_up == "-"
-            else "significant"
-            if r.significant
-            else "no significant difference"
-        )
+        flag = " (spread above the machine's noise)" if r.noisy else ""
         lines.append(
-            f"| {r.label} | {r.fastest} | {r.median_s * 1e6:.2f} | {r.runner_up} | "
-            f"{100 * r.margin:.1f}% | {verdict} |"
+            f"| {r.label} | {r.fastest} | {r.median_s * 1e6:.2f} | {verdict_text(r)}{flag} | {r.rounds} | "
+            f"{r.auto_chose or '-'} |"
         )
+    decided = sum(r.decided for r in recs)
+    lines.append("")
+    lines.append(
+        f"{decided} of {len(recs)} rows decided (a winner, or a set within 2% of each other, at 95% "
+        "through the ratios of the same rounds); an undecided row gives the rounds that would decide it."
+    )
     return "\n".join(lines) + "\n"
 
 

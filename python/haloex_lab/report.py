@@ -43,7 +43,7 @@ def _metadata(records: list[dict]) -> str:
 
 def _halo_table(series: dict, x_key: str, x_name: str) -> str:
     lines = [
-        f"| {x_name} | strategy | median us | 95% CI us | std us | B_eff GB/s | Mupd/core/s | vs staged |",
+        f"| {x_name} | strategy | median us | median's 95% interval us | std us | B_eff GB/s | Mupd/core/s | vs staged |",
         "|---:|---|---:|---|---:|---:|---:|---:|",
     ]
     staged = {p.record[x_key]: p.time.median for p in series.get("staged", [])}
@@ -53,8 +53,8 @@ def _halo_table(series: dict, x_key: str, x_name: str) -> str:
         t = p.time
         rel = t.median / staged[p.record[x_key]] if p.record[x_key] in staged else float("nan")
         lines.append(
-            f"| {p.record[x_key]} | {p.strategy} | {t.median * 1e6:.2f} | [{t.ci95_low * 1e6:.2f}, "
-            f"{t.ci95_high * 1e6:.2f}] | {t.std * 1e6:.2f} | {p.record['halo_bytes'] / t.median / 1e9:.2f} | "
+            f"| {p.record[x_key]} | {p.strategy} | {t.median * 1e6:.2f} | [{t.median_low * 1e6:.2f}, "
+            f"{t.median_high * 1e6:.2f}] | {t.std * 1e6:.2f} | {p.record['halo_bytes'] / t.median / 1e9:.2f} | "
             f"{p.updates.median / 1e6:.2f} | {rel:.3f} |"
         )
     return "\n".join(lines) + "\n"
@@ -62,7 +62,7 @@ def _halo_table(series: dict, x_key: str, x_name: str) -> str:
 
 def _stencil_table(series: dict, x_key: str) -> str:
     lines = [
-        f"| {x_key} | strategy | halo ms | 95% CI ms | halo vs staged | work ms | total ms "
+        f"| {x_key} | strategy | halo ms | median's 95% interval ms | halo vs staged | work ms | total ms "
         "| speedup vs serial | roofline |",
         "|---:|---|---:|---|---:|---:|---:|---:|---:|",
     ]
@@ -75,8 +75,8 @@ def _stencil_table(series: dict, x_key: str) -> str:
         sp = f"{serial[x] / p.total.median:.2f}" if x in serial else "-"
         rf = p.record.get("roofline_fraction")
         lines.append(
-            f"| {x} | {p.strategy} | {p.halo.median * 1e3:.3f} | [{p.halo.ci95_low * 1e3:.3f}, "
-            f"{p.halo.ci95_high * 1e3:.3f}] | {rel} | {p.work.median * 1e3:.3f} | "
+            f"| {x} | {p.strategy} | {p.halo.median * 1e3:.3f} | [{p.halo.median_low * 1e3:.3f}, "
+            f"{p.halo.median_high * 1e3:.3f}] | {rel} | {p.work.median * 1e3:.3f} | "
             f"{p.total.median * 1e3:.3f} | {sp} | {'-' if rf is None else f'{rf:.2f}'} |"
         )
     return "\n".join(lines) + "\n"
@@ -273,9 +273,11 @@ def build_report(where: Path, out: Path | None = None, formats=("png",)) -> tupl
         "",
         f"From {len(records)} records in `{where}`.",
         "",
-        "Times are per call of one halo exchange, slowest rank. Tables give medians with the 95% confidence "
-        "interval of the mean (Student t); error bars in the figures are one standard deviation of the "
-        "samples (the 2016 paper's convention), around the mean.",
+        "Times are per call of one halo exchange, slowest rank. Tables give medians with the median's "
+        "distribution-free 95% interval (order statistics: it always lies within the samples); error bars "
+        "in the figures are one standard deviation of the samples (the 2016 paper's convention), around "
+        "the mean. Strategies are compared through the ratios of their samples taken in the same round "
+        "(docs/statistics.md).",
         "",
         "## Run",
         "",
@@ -379,8 +381,11 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
         md += [
             "## Recommendation",
             "",
-            "Fastest strategy per subdomain size by median time; the margin is how much slower the runner-up "
-            'is. "no significant difference" means the two 95% confidence intervals overlap.',
+            "Fastest strategy per subdomain size by median time, then every other strategy against it "
+            "through the per-round ratios of the same rounds (median ratio, its 95% interval, sign test): "
+            '"x% faster than B [low, high]" is B\'s time over the leader\'s; strategies within 2% of the '
+            "leader are named with it as a set; `auto` is not ranked, it runs what it chose. An undecided "
+            "row says how many rounds would decide it.",
             "",
             rec_table,
         ]
@@ -479,15 +484,15 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
             "## Ping-pong",
             "",
             _fig(names, "ping-pong"),
-            "| bytes | median latency us | 95% CI us | bandwidth MB/s |",
+            "| bytes | median latency us | median's 95% interval us | bandwidth MB/s |",
             "|---:|---:|---|---:|",
         ]
         for r in sorted(pp, key=lambda r: (r["date_utc"], r["message_bytes"])):
             s = summarize(r["latency_s"])
             bw = r["message_bytes"] / s.median / 1e6
             md.append(
-                f"| {r['message_bytes']} | {s.median * 1e6:.3f} | [{s.ci95_low * 1e6:.3f}, "
-                f"{s.ci95_high * 1e6:.3f}] | {bw:.1f} |"
+                f"| {r['message_bytes']} | {s.median * 1e6:.3f} | [{s.median_low * 1e6:.3f}, "
+                f"{s.median_high * 1e6:.3f}] | {bw:.1f} |"
             )
         md.append("")
 
@@ -501,7 +506,7 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
             "benchmark measured in the same run.",
             "",
             _fig(names, "LB saturation"),
-            "| ranks x threads | size | config | median MLUPS | 95% CI | roofline fraction |",
+            "| ranks x threads | size | config | median MLUPS | median's 95% interval | roofline fraction |",
             "|---|---:|---|---:|---|---:|",
         ]
         for r in sorted(
@@ -511,7 +516,7 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
             s = summarize(r["mlups_samples"])
             md.append(
                 f"| {r['ranks']} x {r['threads_per_rank']} | {r['size']} | {r['config']} | {s.median:.1f} | "
-                f"[{s.ci95_low:.1f}, {s.ci95_high:.1f}] | {r.get('roofline_fraction', float('nan')):.3f} |"
+                f"[{s.median_low:.1f}, {s.median_high:.1f}] | {r.get('roofline_fraction', float('nan')):.3f} |"
             )
         md.append("")
         md += _schedule_section(lb, figdir, formats)
@@ -524,14 +529,14 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
         md += [
             "## Memory bandwidth (STREAM copy and triad)",
             "",
-            "| ranks x threads | kernel | median GB/s | 95% CI GB/s |",
+            "| ranks x threads | kernel | median GB/s | median's 95% interval GB/s |",
             "|---|---|---:|---|",
         ]
         for r in sorted(st, key=lambda r: (r["ranks"], r["threads_per_rank"], r["kernel"])):
             s = summarize(r["bandwidth_bytes_per_s"])
             md.append(
                 f"| {r['ranks']} x {r['threads_per_rank']} | {r['kernel']} | {s.median / 1e9:.2f} | "
-                f"[{s.ci95_low / 1e9:.2f}, {s.ci95_high / 1e9:.2f}] |"
+                f"[{s.median_low / 1e9:.2f}, {s.median_high / 1e9:.2f}] |"
             )
         md.append("")
 

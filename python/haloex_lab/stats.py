@@ -1,22 +1,53 @@
-"""Summary statistics of benchmark samples, the same definitions as the C++
-side (src/bench/stats.cpp): population standard deviation for error bars
-(the 2016 paper's eq. 3.1), Student-t 95% confidence interval of the mean.
+"""Statistics that fit timings (Hoefler and Belli, SC15), the same
+definitions as the C++ side (src/bench/stats.cpp):
 
-The t quantile is scipy's; the C++ side, without scipy, uses a table to 30
-degrees of freedom and interpolation beyond it, within 5e-4 of this one."""
+- the median with its distribution-free 95% interval from order
+  statistics, which always lies within the samples' range;
+- the population standard deviation, for error bars (the 2016 paper's
+  eq. 3.1);
+- comparisons of two candidates through the ratios of their samples taken
+  in the same round (drift on the machine cancels), with the median ratio's
+  interval, the sign test, and a verdict: faster, slower, tied (within 2%)
+  or undecided, with an estimate of the rounds that would decide it.
+
+Exact binomial sums throughout; tests check them against scipy."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from scipy.stats import t as student_t
+CONFIDENCE = 0.95
+TIE = 0.02  # two timings within 2% of each other are a tie
+MAX_ROUNDS = 100_000
 
 
-def t_quantile_975(dof: int) -> float:
-    """The 97.5% quantile of Student's t with `dof` degrees of freedom (the
-    two-sided 95% interval); 0 for no degrees of freedom (one sample)."""
-    return float(student_t.ppf(0.975, dof)) if dof > 0 else 0.0
+def _binom_half_cdf(k: int, n: int) -> float:
+    """P(Binomial(n, 1/2) <= k)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    return min(1.0, sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
+
+
+def median_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
+    """(lo, hi, coverage): 0-based ranks of the sorted samples that bound the
+    median's interval. lo is the largest index with P(B <= lo) <= (1 -
+    confidence) / 2 for B ~ Binomial(n, 1/2); below 6 samples none reaches
+    95%, and [min, max] is given with the coverage it has."""
+    if n <= 0:
+        return 0, 0, 0.0
+    half_alpha = (1 - confidence) / 2
+    lo = 0
+    while 2 * (lo + 1) < n and _binom_half_cdf(lo + 1, n) <= half_alpha:
+        lo += 1
+    return lo, n - 1 - lo, 1 - 2 * _binom_half_cdf(lo, n)
+
+
+def _median(v: list[float]) -> float:
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
 @dataclass(frozen=True)
@@ -26,13 +57,18 @@ class Summary:
     median: float
     std: float  # population (1/N)
     sample_std: float  # 1/(N-1)
-    ci95_low: float
-    ci95_high: float
+    median_low: float  # the median's interval, within [min, max]
+    median_high: float
+    coverage: float  # of that interval: 0.95, or less below 6 samples
     min: float
     max: float
 
-    def ci_overlaps(self, other: Summary) -> bool:
-        return self.ci95_low <= other.ci95_high and other.ci95_low <= self.ci95_high
+    @property
+    def spread(self) -> float:
+        """The interval's half-width relative to the median."""
+        if self.median <= 0:
+            return 0.0
+        return max(self.median - self.median_low, self.median_high - self.median) / self.median
 
 
 def summarize(samples) -> Summary:
@@ -42,9 +78,77 @@ def summarize(samples) -> Summary:
     if n == 0:
         raise ValueError("no samples to summarise")
     mean = sum(v) / n
-    median = v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
     ss = sum((x - mean) ** 2 for x in v)
-    std = math.sqrt(ss / n)
-    sample_std = math.sqrt(ss / (n - 1)) if n > 1 else 0.0
-    half = t_quantile_975(n - 1) * sample_std / math.sqrt(n)
-    return Summary(n, mean, median, std, sample_std, mean - half, mean + half, v[0], v[-1])
+    lo, hi, cov = median_interval(n)
+    return Summary(
+        n,
+        mean,
+        _median(v),
+        math.sqrt(ss / n),
+        math.sqrt(ss / (n - 1)) if n > 1 else 0.0,
+        v[lo],
+        v[hi],
+        cov,
+        v[0],
+        v[-1],
+    )
+
+
+def sign_test_p(k: int, n: int) -> float:
+    """Two-sided sign test: k successes in n fair trials."""
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * min(_binom_half_cdf(k, n), 1 - _binom_half_cdf(k - 1, n)))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A against B through the per-round ratios a[i] / b[i]."""
+
+    rounds: int
+    ratio: float  # median of the ratios
+    low: float
+    high: float
+    coverage: float
+    a_faster: int  # rounds with a[i] < b[i]
+    p_sign: float
+    verdict: str  # "faster", "slower", "tied", "undecided"
+
+    def rounds_to_decide(self, tie: float = TIE) -> int:
+        """Rounds in all that would decide an undecided comparison, if the
+        median ratio stays and the interval narrows as 1/sqrt(rounds):
+        enough to exclude 1 or to fit within the tie band, whichever is
+        fewer. The rounds it has when decided."""
+        if self.verdict != "undecided":
+            return self.rounds
+        m = abs(math.log(self.ratio))
+        w = max(0.5 * (math.log(self.high) - math.log(self.low)), 1e-12)
+
+        def scaled(need: float) -> int:
+            if need <= 0:
+                return MAX_ROUNDS
+            return min(MAX_ROUNDS, math.ceil(max(self.rounds, 6) * (w / need) ** 2))
+
+        apart = scaled(m) if m > 0 else MAX_ROUNDS
+        return max(min(apart, scaled(math.log(1 + tie) - m)), self.rounds + 1)
+
+
+def compare_paired(a, b, tie: float = TIE) -> Comparison:
+    """A's samples against B's, taken in the same rounds (sample i of each
+    from round i). A tie comes first: a difference within `tie` is not worth
+    acting on, however sure it is."""
+    r = [x / y for x, y in zip(a, b, strict=False) if y > 0]
+    if not r:
+        return Comparison(0, 1.0, 1.0, 1.0, 0.0, 0, 1.0, "undecided")
+    s = summarize(r)
+    faster = sum(x < 1 for x in r)
+    p = sign_test_p(faster, sum(x != 1 for x in r))
+    verdict = "undecided"
+    if s.coverage + 1e-12 >= CONFIDENCE:
+        if s.median_low >= 1 / (1 + tie) and s.median_high <= 1 + tie:
+            verdict = "tied"
+        elif s.median_high < 1:
+            verdict = "faster"
+        elif s.median_low > 1:
+            verdict = "slower"
+    return Comparison(len(r), s.median, s.median_low, s.median_high, s.coverage, faster, p, verdict)

@@ -76,34 +76,38 @@ def test_recorded_file_gives_every_section(tmp_path):
         if line.startswith("!["):
             assert (tmp_path / line.rsplit("(", 1)[1].rstrip(")")).is_file(), line
     # 2 cubic sizes + 2 non-cubic + 2 strong-scaling rank counts, 3 strategies each
-    assert table.count("\n") == 2 + 6
+    assert table.count("\n") == 2 + 6 + 2  # header, 6 rows, a blank line, how many are decided
 
 
 def test_recommendation_and_margin():
+    # 11 rounds, the machine drifting by 1% per round: direct 1.2x staged,
+    # neighbor 2x, in every round
+    drift = [1 + 0.01 * r for r in range(11)]
     pts = [
-        halo_point(halo_record("staged", 16, [10e-6, 10.1e-6, 9.9e-6])),
-        halo_point(halo_record("direct", 16, [12e-6, 12.1e-6, 11.9e-6])),
-        halo_point(halo_record("neighbor", 16, [20e-6, 20e-6, 20e-6])),
+        halo_point(halo_record("staged", 16, [10e-6 * d for d in drift])),
+        halo_point(halo_record("direct", 16, [12e-6 * d for d in drift])),
+        halo_point(halo_record("neighbor", 16, [20e-6 * d for d in drift])),
     ]
     r = recommend(pts, "16")
-    assert (r.fastest, r.runner_up) == ("staged", "direct")
-    assert r.margin == pytest.approx(0.2)
-    assert r.significant
+    assert (r.fastest, r.runner_up, r.verdict) == ("staged", "direct", "decided")
+    assert r.against.ratio == pytest.approx(1.2)
+    # staged faster in 6 rounds, direct in 5: neither decided nor a tie
     close = [
-        halo_point(halo_record("staged", 16, [10e-6, 11e-6, 9e-6])),
-        halo_point(halo_record("direct", 16, [10.5e-6, 11.5e-6, 9.5e-6])),
+        halo_point(halo_record("staged", 16, [10e-6 * d for d in drift])),
+        halo_point(halo_record("direct", 16, [(9.5e-6 if r % 2 else 10.5e-6) * d for r, d in enumerate(drift)])),
     ]
     r = recommend(close, "16")
-    assert r.fastest == "staged" and not r.significant
+    assert r.verdict == "undecided" and r.open_with in ("staged", "direct")
 
 
 def test_recommendations_group_by_size():
     records = [
-        halo_record(s, L, [t * L * 1e-6] * 3) for L in (8, 16) for s, t in (("staged", 1.0), ("direct", 2.0))
+        halo_record(s, L, [t * L * 1e-6] * 7) for L in (8, 16) for s, t in (("staged", 1.0), ("direct", 2.0))
     ]
     recs = recommendations(halo_sweeps(records), strong_series(records))
     assert [r.label for r in recs] == ["8x8x8 (cubic, 2 ranks)", "16x16x16 (cubic, 2 ranks)"]
-    assert all(r.fastest == "staged" and r.margin == pytest.approx(1.0) for r in recs)
+    assert all(r.fastest == "staged" and r.against.ratio == pytest.approx(2.0) for r in recs)
+    assert all(r.verdict == "decided" for r in recs)
 
 
 def test_speedups_own_and_common_base():

@@ -1,52 +1,16 @@
-"""Statistics against hand-computed values: the t quantiles against closed
-forms and against the C++ side's table, never against scipy itself."""
+"""Statistics against hand-computed values and against scipy (an
+independent implementation of the same order-statistic interval and
+sign test); the C++ side (tests/test_stats.cpp) checks the same hand values."""
 
 import math
-from statistics import NormalDist
+import random
 
+import numpy as np
 import pytest
+from scipy import stats as sps
 
-from haloex_lab.stats import summarize, t_quantile_975
-
-# t(0.975, 3) to 12 digits: the root of cdf_t3(x) = 0.975 (tables print
-# 3.182446; test_t_quantiles_closed_forms checks it against cdf_t3).
-T975_3 = 3.18244630528
-
-
-def closed_t975(nu: int) -> float:
-    """The 97.5% quantile of Student's t where it has a closed form: nu = 1
-    (Cauchy), nu = 2, and nu = 4 (a cubic's trigonometric root)."""
-    p = 0.975
-    if nu == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if nu == 2:
-        return (2 * p - 1) / math.sqrt(2 * p * (1 - p))
-    a = 4 * p * (1 - p)
-    q = math.cos(math.acos(math.sqrt(a)) / 3) / math.sqrt(a)
-    return 2 * math.sqrt(q - 1)
-
-
-def cdf_t3(x: float) -> float:
-    """Student's t distribution function for 3 degrees of freedom."""
-    u = x / math.sqrt(3)
-    return 0.5 + (u / (1 + u * u) + math.atan(u)) / math.pi
-
-
-def cpp_t_quantile_975(dof: int) -> float:
-    """The C++ side's t quantile (src/bench/stats.cpp): a 3-decimal table to
-    30 degrees of freedom, then linear in 1/dof through t(60), t(120) and the
-    normal limit."""
-    table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
-    table += [2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086]
-    table += [2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-    if dof <= 30:
-        return table[dof - 1]
-    x = 1.0 / dof
-    if dof <= 60:
-        return 2.000 + (2.042 - 2.000) * (x - 1 / 60) / (1 / 30 - 1 / 60)
-    if dof <= 120:
-        return 1.980 + (2.000 - 1.980) * (x - 1 / 120) / (1 / 60 - 1 / 120)
-    return 1.960 + (1.980 - 1.960) * x / (1 / 120)
+from haloex_lab.analysis import HaloPoint, format_recommendations, recommend
+from haloex_lab.stats import compare_paired, median_interval, sign_test_p, summarize
 
 
 def test_four_samples():
@@ -55,47 +19,116 @@ def test_four_samples():
     # deviations 1.5, 0.5, 0.5, 1.5: squares sum to 5
     assert s.std == pytest.approx(math.sqrt(5 / 4), abs=1e-15)
     assert s.sample_std == pytest.approx(math.sqrt(5 / 3), abs=1e-15)
-    half = T975_3 * math.sqrt(5 / 3) / 2  # t(0.975, 3) s / sqrt(4)
-    assert s.ci95_low == pytest.approx(2.5 - half, abs=1e-11)
-    assert s.ci95_high == pytest.approx(2.5 + half, abs=1e-11)
-
-
-def test_five_samples_median_and_ci():
-    s = summarize([10, 12, 11, 13, 14])
-    assert s.median == 12 and s.mean == 12
-    # sample variance (4+0+1+1+4)/4 = 2.5; t(0.975, 4) from its closed form
-    assert s.ci95_high - s.mean == pytest.approx(closed_t975(4) * math.sqrt(2.5 / 5), abs=1e-12)
+    # four samples cannot give 95%: [min, max] covers 1 - 2/16
+    assert (s.median_low, s.median_high) == (1.0, 4.0)
+    assert s.coverage == pytest.approx(0.875, abs=1e-15)
 
 
 def test_single_sample_and_empty():
     s = summarize([7])
-    assert s.median == 7 and s.std == 0 and s.ci95_low == s.ci95_high == 7
+    assert s.median == 7 and s.std == 0 and s.median_low == s.median_high == 7
     with pytest.raises(ValueError):
         summarize([])
 
 
-def test_t_quantiles_closed_forms():
-    for nu in (1, 2, 4):
-        assert t_quantile_975(nu) == pytest.approx(closed_t975(nu), rel=1e-12), nu
-    assert cdf_t3(t_quantile_975(3)) == pytest.approx(0.975, abs=1e-12)
-    assert t_quantile_975(3) == pytest.approx(T975_3, abs=1e-11)
-    # Many degrees of freedom: the normal quantile, 1.959964 (t is above it
-    # by about z (1 + z^2) / (4 dof)).
-    z = NormalDist().inv_cdf(0.975)
-    for dof in (10**5, 10**7):
-        assert t_quantile_975(dof) == pytest.approx(z + z * (1 + z * z) / (4 * dof), abs=1e-8), dof
-    assert t_quantile_975(0) == 0.0
+def test_interval_ranks_by_hand():
+    # P(B <= k) = sum_{i<=k} C(n, i) / 2^n; lo is the largest k with it <= 0.025
+    assert median_interval(6) == (0, 5, pytest.approx(1 - 2 / 64))
+    assert median_interval(11) == (1, 9, pytest.approx(1 - 2 * 12 / 2048))
+    assert median_interval(20) == (5, 14, pytest.approx(1 - 2 * 21700 / 2**20))
 
 
-def test_t_quantiles_match_the_cpp_side():
-    """Python and C++ confidence intervals agree: the C++ table (3 decimals)
-    and its interpolation linear in 1/dof are within 5.1e-4 of the quantile
-    used here at every number of degrees of freedom."""
-    for dof in [*range(1, 130), 500, 10_000, 10**7]:
-        assert t_quantile_975(dof) == pytest.approx(cpp_t_quantile_975(dof), abs=5.1e-4), dof
+def test_interval_never_leaves_the_samples():
+    # the mean's t interval of these reached below zero
+    s = summarize([1, 1, 1, 1, 100])
+    assert 1 <= s.median_low <= s.median_high <= 100
 
 
-def test_confidence_interval_overlap():
-    a, b, c = summarize([1.0, 1.1, 0.9]), summarize([1.05, 1.15, 0.95]), summarize([5.0, 5.1, 4.9])
-    assert a.ci_overlaps(b) and b.ci_overlaps(a)
-    assert not a.ci_overlaps(c)
+@pytest.mark.parametrize("n", [6, 7, 10, 11, 20, 31, 50, 101, 200])
+def test_interval_matches_scipy(n):
+    """scipy's quantile test inverts the same binomial: its 95% interval of
+    the median is ours (scipy >= 1.11)."""
+    rng = random.Random(n)
+    x = [rng.lognormvariate(0, 0.3) for _ in range(n)]
+    ci = sps.quantile_test(x, q=float(np.median(x)), p=0.5).confidence_interval(0.95)
+    s = summarize(x)
+    assert (s.median_low, s.median_high) == (pytest.approx(ci.low), pytest.approx(ci.high))
+    lo, hi, cov = median_interval(n)
+    assert cov == pytest.approx(sps.binom.cdf(hi, n, 0.5) - sps.binom.cdf(lo, n, 0.5), abs=1e-12)
+    assert cov >= 0.95
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 6), (2, 10), (5, 10), (9, 11), (3, 40)])
+def test_sign_test_matches_scipy(k, n):
+    assert sign_test_p(k, n) == pytest.approx(sps.binomtest(k, n, 0.5).pvalue, abs=1e-12)
+    assert sign_test_p(2, 10) == pytest.approx(2 * 56 / 1024, abs=1e-15)
+
+
+def test_pairing_cancels_drift():
+    """A is 10% faster than B in every round while the machine drifts by 3x:
+    unpaired the medians' intervals overlap; paired every ratio is 0.9."""
+    b = [1 + 0.2 * r for r in range(11)]
+    a = [0.9 * x for x in b]
+    sa, sb = summarize(a), summarize(b)
+    assert sb.median_low < sa.median_high
+    c = compare_paired(a, b)
+    assert (c.rounds, c.a_faster, c.verdict) == (11, 11, "faster")
+    assert c.ratio == pytest.approx(0.9) and c.high == pytest.approx(0.9)
+    assert c.p_sign == pytest.approx(2 / 2048)
+    assert compare_paired(b, a).verdict == "slower"
+
+
+def test_ties_and_rounds_to_decide():
+    ones = [1.0] * 11
+    assert compare_paired([1.01 if r % 2 else 0.995 for r in range(11)], ones).verdict == "tied"
+    m = compare_paired([1.2 if r % 2 else 0.85 for r in range(11)], ones)
+    assert m.verdict == "undecided"
+    # median 0.85, interval [0.85, 1.2]: in logs the half-width is
+    # (ln 1.2 - ln 0.85) / 2 = 0.1724 against |ln 0.85| = 0.1625 to exclude 1
+    assert m.rounds_to_decide() == math.ceil(11 * (0.5 * math.log(1.2 / 0.85) / math.log(1 / 0.85)) ** 2)
+    assert compare_paired([1] * 5, [2] * 5).verdict == "undecided"  # 5 rounds cover 94%
+
+
+def _point(strategy, samples, date="2026-11-25T00:00:00Z", resolved=None):
+    r = {
+        "benchmark": "halo",
+        "strategy": strategy,
+        "resolved_strategy": resolved or strategy,
+        "time_per_call_s": samples,
+        "halo_bytes": 1000.0,
+        "local_size": 8,
+        "sites_per_rank": 512,
+        "date_utc": date,
+    }
+    return HaloPoint(r, summarize(samples), summarize(samples), summarize(samples))
+
+
+def _drifting(factor, rounds=11, wobble=0.0):
+    return [factor * (1 + 0.3 * r) * (1 + (wobble if r % 2 else -wobble)) for r in range(rounds)]
+
+
+def test_recommendation_decides_through_pairs():
+    """Drift across rounds hides a 5% difference from unpaired intervals;
+    the paired rounds decide it. auto is not ranked: it says what it chose."""
+    pts = [
+        _point("shm", _drifting(1.0)),
+        _point("staged", _drifting(1.05)),
+        _point("auto", _drifting(1.0), resolved="shm"),
+    ]
+    r = recommend(pts, "8")
+    assert (r.fastest, r.verdict, r.runner_up, r.auto_chose) == ("shm", "decided", "staged", "shm")
+    assert r.against.ratio == pytest.approx(1.05)
+    text = format_recommendations([r])
+    assert "5% faster than `staged`" in text and "1 of 1 rows decided" in text
+
+
+def test_recommendation_tied_set_and_undecided():
+    tied = recommend(
+        [_point("a", _drifting(1.0)), _point("b", _drifting(1.01)), _point("c", _drifting(1.3))], "8"
+    )
+    assert (tied.verdict, tied.tied, tied.runner_up) == ("tied", ["b"], "c")
+    open_ = recommend([_point("a", _drifting(1.0)), _point("b", _drifting(1.03, wobble=0.1))], "8")
+    assert open_.verdict == "undecided" and open_.open_with == "b" and open_.rounds_needed > 11
+    # records of two runs do not pair
+    apart = recommend([_point("a", _drifting(1.0)), _point("b", _drifting(1.3), date="other")], "8")
+    assert apart.verdict == "undecided"

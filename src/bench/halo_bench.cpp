@@ -205,7 +205,7 @@ double timed(MPI_Comm comm, int calls, Body&& body) {
 }  // namespace
 
 std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOptions& opt, std::ostream& log) {
-  const Repetition rep{opt.iterations, opt.repeats, opt.warmup};
+  const Repetition rep{opt.iterations, opt.repeats, opt.warmup, opt.precision, opt.budget_s};
   check_repetition(rep);
   if (opt.work_s < 0) throw InputError("--work-us must not be negative");
   if (opt.global < 0) throw InputError("--global must be positive");
@@ -255,8 +255,9 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     std::vector<double> copy_bw;
     const bool overlap = opt.work_s > 0;
     std::vector<double> work;  // the work alone, once per repeat: it is the same for every strategy
+    RoundsRule rule(rep, dec.comm());
     const auto before_round = [&](int r) {
-      progress_line(log, opt.progress && rank == 0, "halo", "L=" + std::to_string(L), r, opt.repeats);
+      progress_line(log, opt.progress && rank == 0, "halo", "L=" + std::to_string(L), rule.round_text(r));
       if (overlap) work.push_back(timed(dec.comm(), opt.iterations, [&] { busy_wait(opt.work_s); }));
       copy_bw.push_back(copy.measure(dec.comm(), 3));
     };
@@ -278,7 +279,19 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
         st.end();
       }));
     };
-    interleave(rep, cands, before_round, run);
+    // `auto` runs one of the others: it is ranked as the one it chose.
+    const auto rank_now = [&] {
+      std::vector<std::vector<double>> samples;
+      std::vector<bool> ranked;
+      std::vector<std::string> names;
+      for (const Candidate& c : cands) {
+        samples.push_back(c.plain);
+        ranked.push_back(c.strategy->candidates().empty());
+        names.push_back(c.name);
+      }
+      return rank_candidates(samples, ranked, names, opt.precision);
+    };
+    interleave(rep, cands, before_round, run, [&](int r) { return rule.another(r, rank_now); });
 
     double bytes = static_cast<double>(plan.halo_bytes()), bytes_sum = 0;
     MPI_Reduce(&bytes, &bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());
@@ -309,6 +322,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       res.sites_per_rank = sites;
       res.time_per_call_s = cands[s].plain;
       res.summary = summarize(cands[s].plain);
+      res.rounds = rule.outcome();
       res.pack_s = cands[s].phases[0], res.mpi_s = cands[s].phases[1], res.unpack_s = cands[s].phases[2];
       res.pack = summarize(res.pack_s), res.mpi = summarize(res.mpi_s), res.unpack = summarize(res.unpack_s);
       res.halo_bytes = bytes_sum / dec.size();
@@ -350,7 +364,10 @@ std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<Hal
           << extents_text(r.local, opt.ndim) << " (" << opt.ncomp << " x " << to_string(opt.type) << " "
           << to_string(opt.layout) << ", " << opt.plan << " plan, halo " << opt.halo << ", " << std::fixed
           << std::setprecision(3) << r.halo_bytes / 1e6 << " MB halo per rank, " << opt.iterations
-          << " calls x " << opt.repeats << " repeats";
+          << " calls x " << r.rounds.rounds << " rounds";
+      if (opt.precision > 0)
+        out << " (" << (r.rounds.stop == "decided" ? "decided" : "undecided, stopped by " + r.rounds.stop)
+            << (r.rounds.ranking.why.empty() ? "" : ": " + r.rounds.ranking.why) << ")";
       if (overlap)
         out << ", " << std::setprecision(1) << opt.work_s * 1e6 << " us work between begin and end";
       out << ")\n";
@@ -414,6 +431,7 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
     j["layout"] = to_string(opt.layout);
     j["calls_per_sample"] = opt.iterations;
     j["warmup_calls"] = opt.warmup;
+    put_rounds(j, opt.precision, opt.budget_s, r.rounds);
     put_samples(j, "time_per_call_s", r.time_per_call_s);
     put_halo_phases(j, r.pack_s, r.mpi_s, r.unpack_s, r.summary.median, r.halo_bytes);
     j["pack_threads"] = to_string(opt.pack_threads);

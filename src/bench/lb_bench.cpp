@@ -397,7 +397,7 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
       j["mlups_median"] = r.summary.median;
       j["mlups_mean"] = r.summary.mean;
       j["mlups_stddev"] = r.summary.stddev;
-      j["mlups_ci95"] = {r.summary.ci95_low, r.summary.ci95_high};
+      j["mlups_median_ci95"] = {r.summary.median_low, r.summary.median_high};
       j["roofline_mlups"] = r.roofline_mlups;
       j["roofline_fraction"] = r.fraction;
       j["q_roofline_fraction"] = r.fraction_q;

@@ -73,9 +73,21 @@ void put_samples(nlohmann::json& j, const std::string& q, const std::vector<doub
   j["median_" + q] = s.median;
   j["mean_" + q] = s.mean;
   j["stddev_" + q] = s.stddev;
-  j["ci95_" + q] = {s.ci95_low, s.ci95_high};
+  j["median_ci95_" + q] = {s.median_low, s.median_high};
   j["min_" + q] = s.min;
   j["max_" + q] = s.max;
+}
+
+void put_rounds(nlohmann::json& j, double precision, double budget_s, const RoundsOutcome& rounds) {
+  j["rounds"] = rounds.rounds;
+  j["round_order"] = "rotated";
+  j["rounds_stop"] = rounds.stop;
+  if (precision <= 0) return;
+  j["rounds_target_ci"] = precision;
+  j["rounds_budget_s"] = budget_s;
+  j["ranking_decided"] = rounds.ranking.decided;
+  j["rounds_needed"] = rounds.ranking.rounds_needed;
+  j["ranking_open"] = rounds.ranking.why;
 }
 
 void put_halo_phases(nlohmann::json& j, const std::vector<double>& pack_s, const std::vector<double>& mpi_s,

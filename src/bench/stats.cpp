@@ -3,22 +3,52 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <sstream>
 
 namespace haloex {
 
-double t_quantile_975(size_t dof) {
-  static const double table[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
-  if (dof == 0) return 0.0;
-  if (dof <= 30) return table[dof - 1];
-  // Beyond the table, linear in 1/dof between t(30), t(60), t(120) and the
-  // normal limit t(inf) = 1.960: the quantile is close to linear in 1/dof,
-  // far from linear in dof.
-  const double x = 1.0 / static_cast<double>(dof);
-  if (dof <= 60) return 2.000 + (2.042 - 2.000) * (x - 1.0 / 60) / (1.0 / 30 - 1.0 / 60);
-  if (dof <= 120) return 1.980 + (2.000 - 1.980) * (x - 1.0 / 120) / (1.0 / 60 - 1.0 / 120);
-  return 1.960 + (1.980 - 1.960) * x / (1.0 / 120);
+namespace {
+
+// P(Binomial(n, 1/2) <= k), summed in log space so that n in the tens of
+// thousands neither overflows nor underflows.
+double binomial_half_cdf(size_t k, size_t n) {
+  if (k >= n) return 1.0;
+  const double nn = static_cast<double>(n), log_half_n = -nn * std::log(2.0);
+  double sum = 0;
+  for (size_t i = 0; i <= k; ++i) {
+    const double x = static_cast<double>(i);
+    sum += std::exp(std::lgamma(nn + 1) - std::lgamma(x + 1) - std::lgamma(nn - x + 1) + log_half_n);
+  }
+  return std::min(sum, 1.0);
+}
+
+constexpr size_t max_rounds_estimate = 100000;
+
+size_t scaled_rounds(size_t n, double width_now, double width_needed) {
+  if (!(width_needed > 0)) return max_rounds_estimate;
+  const double r = static_cast<double>(std::max<size_t>(n, 6)) * std::pow(width_now / width_needed, 2);
+  return static_cast<size_t>(std::min(std::ceil(r), static_cast<double>(max_rounds_estimate)));
+}
+
+}  // namespace
+
+OrderInterval median_interval(size_t n, double confidence) {
+  OrderInterval out;
+  if (n == 0) return out;
+  const double alpha_half = (1 - confidence) / 2;
+  size_t lo = 0;
+  while (2 * (lo + 1) < n && binomial_half_cdf(lo + 1, n) <= alpha_half) ++lo;
+  out.lo = lo;
+  out.hi = n - 1 - lo;
+  out.coverage = 1 - 2 * binomial_half_cdf(lo, n);
+  return out;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size();
+  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
 Summary summarize(std::vector<double> v) {
@@ -29,16 +59,112 @@ Summary summarize(std::vector<double> v) {
   const double n = static_cast<double>(v.size());
   s.min = v.front();
   s.max = v.back();
-  s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  s.median = median_of(v);
   s.mean = std::accumulate(v.begin(), v.end(), 0.0) / n;
   double ss = 0;
   for (double x : v) ss += (x - s.mean) * (x - s.mean);
   s.stddev = std::sqrt(ss / n);
   s.sample_stddev = v.size() > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
-  const double half = t_quantile_975(v.size() - 1) * s.sample_stddev / std::sqrt(n);
-  s.ci95_low = s.mean - half;
-  s.ci95_high = s.mean + half;
+  const OrderInterval iv = median_interval(v.size());
+  s.median_low = v[iv.lo];
+  s.median_high = v[iv.hi];
+  s.coverage = iv.coverage;
   return s;
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::faster:
+      return "faster";
+    case Verdict::slower:
+      return "slower";
+    case Verdict::tied:
+      return "tied";
+    case Verdict::undecided:
+      break;
+  }
+  return "undecided";
+}
+
+double sign_test_p(size_t k, size_t n) {
+  if (n == 0) return 1.0;
+  const double below = binomial_half_cdf(k, n), above = k == 0 ? 1.0 : 1 - binomial_half_cdf(k - 1, n);
+  return std::min(1.0, 2 * std::min(below, above));
+}
+
+Comparison compare_paired(const std::vector<double>& a, const std::vector<double>& b, double tie) {
+  std::vector<double> r;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    if (b[i] > 0) r.push_back(a[i] / b[i]);
+  Comparison c;
+  c.rounds = r.size();
+  if (r.empty()) return c;
+  const Summary s = summarize(r);
+  c.ratio = s.median, c.low = s.median_low, c.high = s.median_high, c.coverage = s.coverage;
+  size_t unequal = 0;
+  for (double x : r) {
+    c.a_faster += x < 1 ? 1 : 0;
+    unequal += x != 1 ? 1 : 0;
+  }
+  c.p_sign = sign_test_p(c.a_faster, unequal);
+  if (c.coverage + 1e-12 < confidence_level) return c;
+  // A tie comes first: a difference within the tolerance is not worth acting
+  // on, however sure it is.
+  if (c.low >= 1 / (1 + tie) && c.high <= 1 + tie)
+    c.verdict = Verdict::tied;
+  else if (c.high < 1)
+    c.verdict = Verdict::faster;
+  else if (c.low > 1)
+    c.verdict = Verdict::slower;
+  return c;
+}
+
+size_t rounds_to_decide(const Comparison& c, double tie) {
+  if (c.verdict != Verdict::undecided) return c.rounds;
+  // In logs the interval is about symmetric around the median ratio.
+  const double m = std::abs(std::log(c.ratio));
+  const double w = std::max(0.5 * (std::log(c.high) - std::log(c.low)), 1e-12);
+  const size_t apart = m > 0 ? scaled_rounds(c.rounds, w, m) : max_rounds_estimate;
+  const size_t within = scaled_rounds(c.rounds, w, std::log(1 + tie) - m);
+  return std::max(std::min(apart, within), c.rounds + 1);
+}
+
+Ranking rank_candidates(const std::vector<std::vector<double>>& samples, const std::vector<bool>& ranked,
+                        const std::vector<std::string>& names, double precision, double tie) {
+  Ranking out;
+  std::vector<double> med(samples.size());
+  bool any = false;
+  for (size_t c = 0; c < samples.size(); ++c) {
+    if (!ranked[c]) continue;
+    med[c] = median_of(samples[c]);
+    if (!any || med[c] < med[out.leader]) out.leader = c;
+    any = true;
+  }
+  if (!any) return out;
+  std::ostringstream why;
+  const Summary lead = summarize(samples[out.leader]);
+  if (precision > 0) {
+    const double half = std::max(lead.median - lead.median_low, lead.median_high - lead.median) / lead.median;
+    if (lead.coverage + 1e-12 < confidence_level || half > precision) {
+      out.rounds_needed = scaled_rounds(lead.n, half, precision);
+      why << names[out.leader] << "'s median known to ±" << std::lround(100 * half) << "%";
+    }
+  }
+  for (size_t c = 0; c < samples.size(); ++c) {
+    if (!ranked[c] || c == out.leader) continue;
+    const Comparison cmp = compare_paired(samples[c], samples[out.leader], tie);
+    if (cmp.verdict == Verdict::slower || cmp.verdict == Verdict::tied) continue;
+    const size_t need = rounds_to_decide(cmp, tie);
+    if (need > out.rounds_needed) {
+      out.rounds_needed = need;
+      why.str("");
+      why << names[c] << " / " << names[out.leader] << " " << cmp.ratio << " [" << cmp.low << ", " << cmp.high
+          << "]";
+    }
+  }
+  out.decided = out.rounds_needed == 0;
+  out.why = why.str();
+  return out;
 }
 
 }  // namespace haloex

@@ -36,7 +36,7 @@ AnyDiffusion make_app(MPI_Comm comm, const stencil::DiffusionConfig& cfg) {
 }  // namespace
 
 StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& opt, std::ostream& log) {
-  const Repetition rep{opt.iterations, opt.repeats, opt.warmup};
+  const Repetition rep{opt.iterations, opt.repeats, opt.warmup, opt.precision, opt.budget_s};
   check_repetition(rep);
   if (opt.nz.empty()) throw InputError("give at least one --nz");
   const int rank = comm_rank(comm), ranks = comm_size(comm);
@@ -112,13 +112,27 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
       c.result.mpi_s.push_back(t[4]);
       c.result.unpack_s.push_back(t[5]);
     };
+    RoundsRule rule(rep, comm);
     const auto before_round = [&](int r) {
       progress_line(log, rank == 0 && opt.progress, "stencil",
-                    std::to_string(opt.nx) + "x" + std::to_string(opt.ny) + "x" + std::to_string(nz), r,
-                    opt.repeats);
+                    std::to_string(opt.nx) + "x" + std::to_string(opt.ny) + "x" + std::to_string(nz),
+                    rule.round_text(r));
       bw.copy_bytes_per_s.push_back(copy.measure(comm, 3));
     };
-    interleave(rep, cands, before_round, run_once);
+    // The serial reference is not a choice, and `auto` is ranked as what it chose.
+    const auto rank_now = [&] {
+      std::vector<std::vector<double>> samples;
+      std::vector<bool> ranked;
+      std::vector<std::string> names;
+      for (const Candidate& c : cands) {
+        samples.push_back(c.result.total_s);
+        ranked.push_back(c.name != "serial" && c.name != "auto");
+        names.push_back(c.name);
+      }
+      return rank_candidates(samples, ranked, names, opt.precision);
+    };
+    interleave(rep, cands, before_round, run_once, [&](int r) { return rule.another(r, rank_now); });
+    for (Candidate& c : cands) c.result.rounds = rule.outcome();
     bw.summary = summarize(bw.copy_bytes_per_s);
 
     const double values = static_cast<double>(opt.nx) * static_cast<double>(opt.ny) * static_cast<double>(nz);
@@ -175,9 +189,10 @@ std::string format_stencil_table(const StencilBenchOptions& opt, int ranks, cons
   char line[320];
   std::snprintf(
       line, sizeof line,
-      "# %ld iterations per sample, %d samples, strategies interleaved; times of one run, slowest rank\n"
+      "# %ld iterations per sample, %d rounds, strategies interleaved; times of one run, slowest rank\n"
       "# roofline: STREAM copy bandwidth of all %d ranks measured in the same run / %d bytes per update\n",
-      opt.iterations, opt.repeats, ranks, static_cast<int>(2 * element_size(opt.type)));
+      opt.iterations, r.results.empty() ? opt.repeats : r.results.front().rounds.rounds, ranks,
+      static_cast<int>(2 * element_size(opt.type)));
   s += line;
   long nz = -1;
   for (const StencilBenchResult& x : r.results) {
@@ -235,6 +250,7 @@ std::vector<nlohmann::json> stencil_bench_records(MPI_Comm comm, const StencilBe
         static_cast<double>(opt.nx) * static_cast<double>(opt.ny) * static_cast<double>(x.nz);
     j["precision"] = to_string(opt.type);
     j["iterations_per_sample"] = opt.iterations;
+    put_rounds(j, opt.precision, opt.budget_s, x.rounds);
     j["process_grid"] = {x.procs[0], x.procs[1]};
     j["local_extent"] = {x.local[0], x.local[1], x.nz};
     j["halo_width"] = stencil::halo_width;

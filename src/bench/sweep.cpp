@@ -1,5 +1,8 @@
 #include "haloex/bench/sweep.hpp"
 
+#include <sstream>
+
+#include "haloex/core/mpi.hpp"
 #include "haloex/halo/strategy.hpp"
 
 namespace haloex {
@@ -8,6 +11,46 @@ void check_repetition(const Repetition& r) {
   if (r.iterations < 1) throw InputError("--iterations must be at least 1");
   if (r.repeats < 1) throw InputError("--repeats must be at least 1");
   if (r.warmup < 0) throw InputError("--warmup must not be negative");
+  if (!(r.precision >= 0 && r.precision < 1))
+    throw InputError("--ci must be a relative half-width between 0 and 100%, e.g. 5%");
+  if (!(r.budget_s > 0)) throw InputError("--budget must be a positive number of seconds");
+}
+
+RoundsRule::RoundsRule(const Repetition& rep, MPI_Comm comm) : rep_(rep), comm_(comm) {
+  start_ = MPI_Wtime();
+}
+
+bool RoundsRule::another(int done, const std::function<Ranking()>& rank_now) {
+  out_.rounds = done;
+  if (rep_.precision <= 0) return done < rep_.repeats;
+  // Rank 0 decides: only it holds the slowest rank's samples.
+  int go = 0;
+  if (comm_rank(comm_) == 0) {
+    std::string stop;
+    if (done >= rep_.repeats) {
+      out_.ranking = rank_now();
+      if (out_.ranking.decided) stop = "decided";
+    }
+    // A round takes about as long as the last one did on average.
+    const double elapsed = MPI_Wtime() - start_, per_round = done > 0 ? elapsed / done : 0;
+    if (stop.empty() && done >= rep_.repeats && elapsed + per_round > rep_.budget_s) stop = "budget";
+    if (stop.empty() && done >= rep_.max_repeats) stop = "max-repeats";
+    go = stop.empty() ? 1 : 0;
+    if (!go) out_.stop = stop;
+  }
+  mpi_check(MPI_Bcast(&go, 1, MPI_INT, 0, comm_), "MPI_Bcast");
+  return go == 1;
+}
+
+std::string RoundsRule::round_text(int round) const {
+  std::ostringstream s;
+  s << round + 1;
+  if (rep_.precision <= 0)
+    s << "/" << rep_.repeats;
+  else
+    s << " (at least " << rep_.repeats << ", until decided within ±" << 100 * rep_.precision << "% or "
+      << rep_.budget_s << " s)";
+  return s.str();
 }
 
 std::vector<std::string> candidate_names(const std::vector<std::string>& asked,
@@ -19,10 +62,8 @@ std::vector<std::string> candidate_names(const std::vector<std::string>& asked,
 }
 
 void progress_line(std::ostream& log, bool say, const std::string& what, const std::string& case_text,
-                   int round, int repeats) {
-  if (say)
-    log << "[bench " << what << "] " << case_text << ": repeat " << round + 1 << "/" << repeats << "\n"
-        << std::flush;
+                   const std::string& round_text) {
+  if (say) log << "[bench " << what << "] " << case_text << ": round " << round_text << "\n" << std::flush;
 }
 
 }  // namespace haloex

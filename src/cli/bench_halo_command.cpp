@@ -32,6 +32,8 @@ struct Args {
   int iterations = 2000;
   int repeats = 5;
   int warmup = 20;
+  std::string ci = "0";
+  double budget_s = 60;
   std::string strategies;
   std::string json;
   bool quiet = false;
@@ -73,6 +75,8 @@ HaloBenchOptions to_options(const Args& a) {
   o.iterations = a.iterations;
   o.repeats = a.repeats;
   o.warmup = a.warmup;
+  o.precision = parse_precision(a.ci);
+  o.budget_s = a.budget_s;
   o.strategies = split_names(a.strategies);
   o.progress = !a.quiet;
   return o;
@@ -116,6 +120,7 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
   add_repetition_options(*cmd, a->iterations, a->repeats, a->warmup,
                          {"Exchanges timed per sample", "Samples per strategy (strategies interleaved)",
                           "Untimed exchanges per strategy before timing"});
+  add_precision_options(*cmd, a->ci, a->budget_s);
   cmd->add_option("-s,--strategies", a->strategies,
                   "Comma-separated strategies (default: every one that can run on this grid)");
   cmd->add_option("--dims", a->dims, "Lattice dimensions")

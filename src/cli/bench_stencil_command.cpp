@@ -17,6 +17,7 @@ struct Args {
   std::string nz = "64";
   std::string procs = "0,0";
   std::string precision = "double";
+  std::string ci = "0";
   std::string strategies;
   std::string json;
   bool quiet = false;
@@ -42,6 +43,7 @@ void add_bench_stencil(CLI::App& bench, Runner& run) {
       *cmd, a->opt.iterations, a->opt.repeats, a->opt.warmup,
       {"Iterations per sample (one application run)", "Samples per strategy (strategies interleaved)",
        "Untimed runs per strategy before timing", "-i,--iters,--iterations"});
+  add_precision_options(*cmd, a->ci, a->opt.budget_s);
   cmd->add_option(
       "-s,--strategies", a->strategies,
       "Comma-separated strategies, 'serial' included (default: serial and every strategy that can run)");
@@ -57,6 +59,7 @@ void add_bench_stencil(CLI::App& bench, Runner& run) {
       opt.nz = parse_long_list(a->nz, "--nz");
       opt.procs = parse_grid_2d(a->procs);
       opt.type = parse_element_type(a->precision);
+      opt.precision = parse_precision(a->ci);
       opt.strategies = split_names(a->strategies);
       opt.progress = !a->quiet;
       const int ranks = comm_size(MPI_COMM_WORLD);

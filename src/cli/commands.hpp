@@ -67,6 +67,39 @@ void add_repetition_options(CLI::App& cmd, I& iterations, R& repeats, W& warmup,
   cmd.add_option("-x,--warmup", warmup, help.warmup)->check(CLI::Range(0, 100000000))->capture_default_str();
 }
 
+/// --ci and --budget: rounds until the ranking is decided. `ci` is kept as
+/// text ("5%" or "0.05") and read by parse_precision.
+inline void add_precision_options(CLI::App& cmd, std::string& ci, double& budget_s) {
+  cmd.add_option("--ci", ci,
+                 "Repeat rounds (at least -r) until the fastest candidate's median is known to within this "
+                 "(95% interval, e.g. 5%) and it is decidedly faster than, or within 2% of, every other "
+                 "(paired per-round ratios), or until --budget is spent; 0: exactly -r rounds")
+      ->capture_default_str();
+  cmd.add_option("--budget", budget_s, "Seconds the rounds of one case may take with --ci")
+      ->check(CLI::Range(1e-3, 1e7))
+      ->capture_default_str();
+}
+
+/// "5%" -> 0.05, "0.05" -> 0.05; anything else, or outside [0, 100%), is an
+/// InputError naming --ci.
+inline double parse_precision(const std::string& text) {
+  std::string t = text;
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.pop_back();
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (t.empty() || used != t.size() || !(v >= 0))
+    throw InputError("--ci must be a relative width such as 5% or 0.05, got '" + text + "'");
+  v = percent ? v / 100 : v;
+  if (!(v < 1)) throw InputError("--ci must be below 100%, got '" + text + "'");
+  return v;
+}
+
 /// The halo plan options every command that exchanges halos takes: --plan
 /// (full, faces, reduced) and --pack-threads (auto, on, off).
 inline void add_plan_options(CLI::App& cmd, std::string& plan, std::string& pack_threads) {

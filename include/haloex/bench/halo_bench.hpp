@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "haloex/bench/stats.hpp"
+#include "haloex/bench/sweep.hpp"
 #include "haloex/field/field.hpp"
 #include "haloex/halo/plan.hpp"
 
@@ -46,8 +47,10 @@ struct HaloBenchOptions {
   /// end(), timed beside the plain exchange: how much of the exchange hides.
   double work_s = 0;
   int iterations = 2000;                ///< calls timed per sample
-  int repeats = 5;                      ///< samples per strategy
+  int repeats = 5;                      ///< samples per strategy (with precision: the fewest)
   int warmup = 20;                      ///< untimed calls per strategy before the first sample
+  double precision = 0;                 ///< --ci: rounds until decided (Repetition::precision)
+  double budget_s = 60;                 ///< --budget: seconds per size for those rounds
   std::vector<std::string> strategies;  ///< empty: every strategy that can run here
   bool progress = true;                 ///< progress lines on stderr (rank 0)
 };
@@ -64,6 +67,7 @@ struct HaloBenchResult {
   double sites_per_rank = 0;                   ///< global sites / ranks
   std::vector<double> time_per_call_s;         ///< seconds, one per repeat: slowest rank's time / calls
   Summary summary;                             ///< statistics of time_per_call_s
+  RoundsOutcome rounds;                        ///< how many rounds ran at this size and why they stopped
   /// Seconds of each phase, per call and repeat, each the slowest rank's, and
   /// their statistics: packing (local copies included), MPI (posting to
   /// completion, waiting included) and unpacking.

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "haloex/bench/sweep.hpp"
+
 namespace haloex {
 
 /// MPI library name and version as the library reports it (first line).
@@ -28,9 +30,17 @@ std::string version_text();
 nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark);
 
 /// Put raw samples and their statistics under one quantity's name: `q`
-/// (the samples), `median_q`, `mean_q`, `stddev_q`, `ci95_q` ([low, high]),
-/// `min_q`, `max_q`. The name carries the unit, e.g. "latency_s".
+/// (the samples), `median_q`, `median_ci95_q` (the median's 95% interval,
+/// [low, high]), `mean_q`, `stddev_q`, `min_q`, `max_q`. The name carries the unit, e.g. "latency_s".
 void put_samples(nlohmann::json& record, const std::string& q, const std::vector<double>& samples);
+
+/// How the rounds of a case ran: "rounds" (samples per candidate, taken in
+/// the same rounds, so sample i of two candidates is a pair), "round_order"
+/// ("rotated": each round starts one candidate later), "rounds_stop"
+/// ("fixed", "decided", "budget", "max-repeats"); with --ci also
+/// "rounds_target_ci", "rounds_budget_s", "ranking_decided", "rounds_needed"
+/// and "ranking_open" (what was still undecided).
+void put_rounds(nlohmann::json& record, double precision, double budget_s, const RoundsOutcome& rounds);
 
 /// Where the time of a halo exchange went, per call, each sample the slowest
 /// rank's: packing (local copies included), MPI (posting to completion,

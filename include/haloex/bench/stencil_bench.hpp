@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "haloex/bench/stats.hpp"
+#include "haloex/bench/sweep.hpp"
 #include "haloex/field/field.hpp"
 
 namespace haloex {
@@ -27,6 +28,8 @@ struct StencilBenchOptions {
   long iterations = 64;                 ///< iterations per sample (one application run)
   int repeats = 5;                      ///< samples per strategy, strategies interleaved
   int warmup = 1;                       ///< untimed runs per strategy before the first sample
+  double precision = 0;                 ///< --ci: rounds until decided (Repetition::precision)
+  double budget_s = 60;                 ///< --budget: seconds per nz for those rounds
   std::array<int, 2> procs{0, 0};       ///< process grid; 0: chosen by MPI_Dims_create
   ElementType type = ElementType::f64;  ///< element type
   /// Halo strategies and "serial" (rank 0 runs the whole domain with plain
@@ -59,6 +62,7 @@ struct StencilBenchResult {
   Summary pack, mpi, unpack;
   /// @}
   std::string resolved_strategy;      ///< what `auto` chose, else the strategy itself
+  RoundsOutcome rounds;               ///< how many rounds ran at this nz and why they stopped
   double updates_per_s = 0;           ///< global values * iterations / median work time
   double roofline_updates_per_s = 0;  ///< median copy bandwidth / bytes per update
   double roofline_fraction = 0;       ///< 0 when not comparable (serial on > 1 rank)

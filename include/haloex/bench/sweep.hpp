@@ -1,25 +1,66 @@
 #pragma once
 // The skeleton that `bench halo` and `bench stencil` share: how often each
 // candidate runs (-i, -r, -x), which candidates take part, and the
-// interleaved sweep that times them.
+// interleaved sweep that times them, with a fixed number of rounds or as
+// many as it takes to decide which is fastest.
+#include <mpi.h>
+
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "haloex/bench/stats.hpp"
 #include "haloex/core/error.hpp"
 
 namespace haloex {
 
-/// How often a benchmark runs each candidate: the options -i, -r and -x.
+/// How often a benchmark runs each candidate: the options -i, -r, -x, --ci
+/// and --budget.
 struct Repetition {
   long iterations = 1;  ///< calls (or application steps) per sample
-  int repeats = 1;      ///< samples per candidate
+  int repeats = 1;      ///< rounds: samples per candidate (with `precision`, the fewest)
   int warmup = 0;       ///< untimed runs per candidate before the first sample
+  /// --ci: 0 runs exactly `repeats` rounds. Above 0, rounds go on until the
+  /// fastest candidate's median is known to within ±precision (relative) and
+  /// every other is decidedly slower or tied with it (paired rounds, see
+  /// rank_candidates), or until `budget_s` is spent.
+  double precision = 0;
+  double budget_s = 60;      ///< --budget: seconds the rounds of one case may take (with --ci)
+  int max_repeats = 100000;  ///< a last bound on the rounds
 };
 
-/// Throws InputError naming the option (--iterations, --repeats, --warmup)
-/// that is out of range.
+/// Throws InputError naming the option (--iterations, --repeats, --warmup,
+/// --ci, --budget) that is out of range.
 void check_repetition(const Repetition& r);
+
+/// How the rounds of one case ended, for the record.
+struct RoundsOutcome {
+  int rounds = 0;
+  /// "fixed" (-r rounds), "decided", "budget" or "max-repeats".
+  std::string stop = "fixed";
+  Ranking ranking;  ///< the last ranking (rank 0's; with --ci only)
+};
+
+/// Decides after each round whether another is needed. Collective over
+/// comm: rank 0 ranks its samples (`rank_now`, called on rank 0 only) and
+/// keeps the clock of the budget, and one broadcast gives every rank the
+/// answer, so all run the same rounds.
+class RoundsRule {
+ public:
+  RoundsRule(const Repetition& rep, MPI_Comm comm);
+  /// True when round `done` (0-based: `done` rounds are complete) should run.
+  bool another(int done, const std::function<Ranking()>& rank_now);
+  const RoundsOutcome& outcome() const { return out_; }
+  /// "3/5" with fixed rounds, "3 (at least 5, until decided or 60 s)" with --ci.
+  std::string round_text(int round) const;
+
+ private:
+  Repetition rep_;
+  MPI_Comm comm_;
+  double start_ = 0;
+  RoundsOutcome out_;
+};
 
 /// The candidates asked for by name, or, when none are, `always` followed by
 /// every registered strategy.
@@ -45,22 +86,28 @@ std::vector<C> build_candidates(const std::vector<std::string>& names, bool aske
 }
 
 /// The interleaved sweep: every candidate's warm-up (`run(c, false)`, `warmup`
-/// times), then `repeats` rounds, each `before_round(r)` (progress, probes
-/// measured once per round) and then every candidate once (`run(c, true)`) in
-/// the same order. Interleaving spreads drifts in machine load over all
-/// candidates instead of biasing the one that happened to run during them.
-template <class C, class Round, class Run>
-void interleave(const Repetition& rep, std::vector<C>& cands, Round&& before_round, Run&& run) {
+/// times), then rounds while `another(r)` says so, each `before_round(r)`
+/// (progress, probes measured once per round) and then every candidate once
+/// (`run(c, true)`). Interleaving spreads drifts in machine load over all
+/// candidates instead of biasing the one that happened to run during them,
+/// and makes sample r of every candidate a pair; each round starts one
+/// candidate later than the last, so none always runs right after the same
+/// neighbour (whose cache footprint it would inherit).
+template <class C, class Round, class Run, class Another>
+void interleave(const Repetition& rep, std::vector<C>& cands, Round&& before_round, Run&& run,
+                Another&& another) {
   for (C& c : cands)
     for (int w = 0; w < rep.warmup; ++w) run(c, false);
-  for (int r = 0; r < rep.repeats; ++r) {
+  const size_t n = cands.size();
+  for (int r = 0; another(r); ++r) {
     before_round(r);
-    for (C& c : cands) run(c, true);
+    for (size_t k = 0; k < n; ++k) run(cands[(k + static_cast<size_t>(r)) % n], true);
   }
 }
 
-/// "[bench <what>] <case>: repeat r/R" on `log`, flushed, when `say`.
+/// "[bench <what>] <case>: round <rule.round_text(r)>" on `log`, flushed,
+/// when `say`.
 void progress_line(std::ostream& log, bool say, const std::string& what, const std::string& case_text,
-                   int round, int repeats);
+                   const std::string& round_text);
 
 }  // namespace haloex
