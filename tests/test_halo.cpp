@@ -455,6 +455,38 @@ TEST(AutoStrategy, PicksWhatItsTimingSourcePrefers) {
   }
 }
 
+// Two strategies tied within 2% and every other far slower: auto takes the
+// first registered of the two and says so; a race that cannot be decided
+// ends with its budget and says that.
+TEST(AutoStrategy, TiesGoToTheFirstRegisteredAndUndecidedSaysSo) {
+  const DecompositionSpec spec = spec_of(3, false);
+  Decomposition dec(MPI_COMM_WORLD, spec);
+  Field<double> f(dec, 19, 1, Layout::aos);
+  Plan plan(dec, {FieldSpec::of(f)});
+  AutoOptions o;
+  o.sample_s = 1e-5;
+  o.timing = [](std::string_view name, double) {
+    return name == "sendrecv" ? 1.0 : name == "persistent" ? 1.005 : 3.0;
+  };
+  auto tied = make_auto(plan, o);
+  EXPECT_EQ(tied->resolved_name(), "persistent");  // registered before sendrecv
+  EXPECT_NE(tied->decision().find("decided in 6 rounds; within 2% of each other: persistent and sendrecv"),
+            std::string::npos)
+      << tied->decision();
+  // Every round a coin flip between two, 20% apart: never decided.
+  int round = 0;
+  o.budget_s = 1e-9;
+  o.samples = 8;
+  o.timing = [&round](std::string_view name, double) {
+    if (name == "staged") ++round;
+    if (name != "staged" && name != "direct") return 5.0;
+    return (name == "staged") == (round % 2 == 0) ? 1.0 : 1.2;
+  };
+  auto open = make_auto(plan, o);
+  EXPECT_NE(open->decision().find("undecided after 8 rounds (time budget spent)"), std::string::npos)
+      << open->decision();
+}
+
 // --- shm: node neighbours through shared memory, the rest through MPI --------
 
 // node_size 0 puts every rank on the (real) node; 1 makes every rank a node

@@ -312,6 +312,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       HaloBenchResult res;
       res.strategy = cands[s].name;
       res.resolved = std::string(cands[s].strategy->resolved_name());
+      res.auto_decision = cands[s].strategy->decision();
       for (const CandidateTime& c : cands[s].strategy->candidates())
         res.auto_times.emplace_back(c.strategy, c.median_s);
       res.size = L;
@@ -413,6 +414,7 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
       nlohmann::json a = nlohmann::json::array();
       for (const auto& [name, t] : r.auto_times) a.push_back({{"strategy", name}, {"median_s", t}});
       j["auto_candidates"] = a;
+      j["auto_decision"] = r.auto_decision;
     }
     j["ndim"] = opt.ndim;
     j["process_grid"] = std::vector<int>(grid.begin(), grid.begin() + opt.ndim);

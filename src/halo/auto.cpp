@@ -1,12 +1,14 @@
 // `auto`: times every strategy that can serve the plan, on scratch copies of
-// its fields, and runs the fastest. The choice is the same on every rank:
-// all ranks time the same candidates the same number of times and decide on
-// the slowest rank's times, which one reduction gives to all.
+// its fields, in paired rounds until the fastest is decided (AutoOptions),
+// and runs it. The choice is the same on every rank: all ranks time the
+// same candidates in the same rounds and decide on the slowest rank's
+// times, which one reduction per round gives to all.
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
 
+#include "haloex/bench/stats.hpp"
 #include "haloex/halo/strategy.hpp"
 
 namespace haloex {
@@ -15,23 +17,12 @@ std::unique_ptr<Strategy> make_auto_default(const Plan& plan, std::string_view n
 
 namespace {
 
-// Strategies within this factor of the fastest after the first round are
-// timed again, twice as long; the choice goes by the median of all samples.
-constexpr double final_margin = 1.15;
-
-double median(std::vector<double> v) {
-  const size_t k = v.size();
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(k / 2), v.end());
-  double m = v[k / 2];
-  if (k % 2 == 0) m = (m + *std::max_element(v.begin(), v.begin() + static_cast<long>(k / 2))) / 2;
-  return m;
-}
-
 class Auto final : public Strategy {
  public:
   Auto(const Plan& plan, std::string_view name, AutoOptions opt) : Strategy(plan, name) {
-    if (opt.samples < 1 || opt.max_calls < 1 || !(opt.sample_s > 0))
-      throw InputError("auto: samples, max_calls and sample_s must be positive");
+    if (opt.samples < 1 || opt.max_calls < 1 || opt.max_rounds < 1 || !(opt.sample_s > 0) ||
+        !(opt.budget_s > 0))
+      throw InputError("auto: samples, max_calls, max_rounds, sample_s and budget_s must be positive");
     MPI_Comm comm = plan.decomposition().comm();
     // Scratch fields of the plan's shapes, allocated as Field allocates:
     // timing on the caller's fields could change them (a transposed plan
@@ -69,52 +60,15 @@ class Auto final : public Strategy {
     for (size_t c = 0; c < cands.size(); ++c)
       calls[c] =
           std::clamp(static_cast<int>(std::ceil(opt.sample_s / std::max(once[c], 1e-9))), 1, opt.max_calls);
-    // Samples, candidates interleaved so drifts in load touch them alike;
-    // each rank's times, then the slowest rank's by one reduction per round.
-    const size_t n = cands.size();
-    std::vector<std::vector<double>> samples(n);
-    auto measure = [&](const std::vector<size_t>& who, int rounds) {
-      const size_t k = static_cast<size_t>(rounds);
-      std::vector<double> t(who.size() * k);
-      for (size_t r = 0; r < k; ++r)
-        for (size_t i = 0; i < who.size(); ++i) {
-          Strategy& c = *cands[who[i]];
-          double s = timed(comm, [&] { exchange(c, calls[who[i]]); }) / calls[who[i]];
-          if (opt.timing) s = opt.timing(c.name(), s);
-          t[i * k + r] = s;
-        }
-      mpi_check(MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, comm),
-                "MPI_Allreduce");
-      for (size_t i = 0; i < who.size(); ++i)
-        samples[who[i]].insert(samples[who[i]].end(), t.begin() + static_cast<long>(i * k),
-                               t.begin() + static_cast<long>((i + 1) * k));
-    };
-    // Fastest first; stable, so ties go to the earlier registry entry on
-    // every rank alike.
-    auto ranked = [&](std::vector<size_t> who) {
-      std::stable_sort(who.begin(), who.end(),
-                       [&](size_t a, size_t b) { return median(samples[a]) < median(samples[b]); });
-      return who;
-    };
-    std::vector<size_t> all(n);
-    for (size_t c = 0; c < n; ++c) all[c] = c;
-    measure(all, opt.samples);
-    std::vector<size_t> order = ranked(all);
-    // A final round between the few that came close: one noisy sample in the
-    // first round must not decide between strategies a few percent apart.
-    std::vector<size_t> finalists;
-    for (size_t c : order)
-      if (finalists.size() < 4 && median(samples[c]) <= final_margin * median(samples[order.front()]))
-        finalists.push_back(c);
-    if (finalists.size() > 1) {
-      measure(finalists, 2 * opt.samples);
-      order = ranked(all);  // by every sample each has
-    }
-    for (size_t c : order) measured_.push_back({std::string(cands[c]->name()), median(samples[c])});
+    views_ = views;
+    const std::vector<size_t> order = race(cands, calls, comm, opt);
+    views_.clear();  // the scratch goes with this constructor
+    for (size_t c : order) measured_.push_back({std::string(cands[c]->name()), median_of(samples_[c])});
     chosen_ = std::move(cands[order.front()]);
     chosen_->reset_times();
   }
 
+  std::string decision() const override { return decision_; }
   std::string_view resolved_name() const override { return chosen_->name(); }
   std::vector<CandidateTime> candidates() const override { return measured_; }
   const HaloTimes& times() const override { return chosen_->times(); }
@@ -136,6 +90,99 @@ class Auto final : public Strategy {
         error =
             "auto: field " + std::to_string(i) + " is in node memory on some ranks and on the heap on others";
     throw_if_any(comm, error);
+  }
+
+  // Rounds of every candidate still in the race, the order rotating; the
+  // slowest rank's times by one reduction per round, so every rank holds the
+  // same samples and reaches the same decision. Returns the candidates in
+  // the order of the choice: the chosen one first, then by median.
+  std::vector<size_t> race(std::vector<std::unique_ptr<Strategy>>& cands, const std::vector<int>& calls,
+                           MPI_Comm comm, const AutoOptions& opt) {
+    const size_t n = cands.size();
+    samples_.assign(n, {});
+    std::vector<size_t> racing(n);
+    for (size_t c = 0; c < n; ++c) racing[c] = c;
+    const double start = MPI_Wtime();
+    std::vector<size_t> tied;
+    size_t leader = 0;
+    int rounds = 0;
+    std::string stop;
+    for (; stop.empty(); ++rounds) {
+      std::vector<double> t(racing.size());
+      for (size_t k = 0; k < racing.size(); ++k) {
+        const size_t i = (k + static_cast<size_t>(rounds)) % racing.size(), c = racing[i];
+        double s = timed(comm, [&] {
+                     for (int j = 0; j < calls[c]; ++j) cands[c]->exchange(views_);
+                   }) /
+                   calls[c];
+        if (opt.timing) s = opt.timing(cands[c]->name(), s);
+        t[i] = s;
+      }
+      double elapsed = MPI_Wtime() - start;
+      t.push_back(elapsed);  // the ranks agree on the budget too
+      mpi_check(MPI_Allreduce(MPI_IN_PLACE, t.data(), static_cast<int>(t.size()), MPI_DOUBLE, MPI_MAX, comm),
+                "MPI_Allreduce");
+      elapsed = t.back();
+      for (size_t i = 0; i < racing.size(); ++i) samples_[racing[i]].push_back(t[i]);
+      if (rounds + 1 < opt.samples) continue;
+      leader = *std::min_element(racing.begin(), racing.end(), [&](size_t a, size_t b) {
+        return median_of(samples_[a]) < median_of(samples_[b]);
+      });
+      // Those decidedly slower leave the race; the rest are tied or open.
+      std::vector<size_t> still{leader}, open;
+      tied.clear();
+      for (size_t c : racing) {
+        if (c == leader) continue;
+        const Verdict v = compare_paired(samples_[c], samples_[leader]).verdict;
+        if (v == Verdict::slower) continue;
+        still.push_back(c);
+        (v == Verdict::tied ? tied : open).push_back(c);
+      }
+      racing = still;
+      if (open.empty())
+        stop = "decided";
+      else if (elapsed >= opt.budget_s)
+        stop = "budget";
+      else if (rounds + 1 >= opt.max_rounds)
+        stop = "rounds";
+    }
+    return settle(cands, leader, tied, rounds, stop);
+  }
+
+  // The choice: the leader, or with ties the first registered of them (the
+  // registry lists the simpler strategies first); then the text that says
+  // how sure it is.
+  std::vector<size_t> settle(const std::vector<std::unique_ptr<Strategy>>& cands, size_t leader,
+                             std::vector<size_t> tied, int rounds, const std::string& stop) {
+    size_t chosen = leader;
+    if (stop == "decided")
+      for (size_t c : tied) chosen = std::min(chosen, c);  // candidates are in registry order
+    std::vector<size_t> order(cands.size());
+    for (size_t c = 0; c < order.size(); ++c) order[c] = c;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if ((a == chosen) != (b == chosen)) return a == chosen;
+      return median_of(samples_[a]) < median_of(samples_[b]);
+    });
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(3);
+    if (stop == "decided")
+      text << "decided in " << rounds << " rounds";
+    else
+      text << "undecided after " << rounds << " rounds (" << (stop == "budget" ? "time budget" : "round limit")
+           << " spent): took the lowest median";
+    if (!tied.empty() && stop == "decided") {
+      text << "; within 2% of each other:";
+      for (size_t c : tied) text << " " << cands[c]->name();
+      text << " and " << cands[leader]->name() << ", took the first registered";
+    }
+    if (order.size() > 1) {
+      const size_t next = order[1];
+      const Comparison c = compare_paired(samples_[next], samples_[chosen]);
+      text << "; next " << cands[next]->name() << " " << c.ratio << "x [" << c.low << ", " << c.high << "] over "
+           << c.rounds << " paired rounds";
+    }
+    decision_ = text.str();
+    return order;
   }
 
   // Every other registered strategy that every rank could build.
@@ -177,6 +224,9 @@ class Auto final : public Strategy {
 
   std::unique_ptr<Strategy> chosen_;
   std::vector<CandidateTime> measured_;
+  std::vector<FieldView> views_;                  // the scratch fields, while racing
+  std::vector<std::vector<double>> samples_;      // per candidate, one per round it ran
+  std::string decision_;
 };
 
 }  // namespace
@@ -196,9 +246,9 @@ std::string auto_choice_text(const Strategy& s) {
   out << std::fixed << std::setprecision(2) << "auto chose " << c.front().strategy << ": "
       << c.front().median_s * 1e6 << " us per exchange (median of the slowest rank)";
   if (c.size() > 1)
-    out << "; next " << c[1].strategy << " " << c[1].median_s / c.front().median_s << "x, slowest "
-        << c.back().strategy << " " << c.back().median_s / c.front().median_s << "x, of " << c.size()
-        << " strategies timed";
+    out << "; slowest " << c.back().strategy << " " << c.back().median_s / c.front().median_s << "x, of "
+        << c.size() << " strategies timed";
+  if (!s.decision().empty()) out << "; " << s.decision();
   return out.str();
 }
 

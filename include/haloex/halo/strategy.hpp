@@ -78,6 +78,9 @@ class Strategy {
   virtual std::string_view resolved_name() const { return name(); }
   /// What `auto` measured, fastest first; empty for every other strategy.
   virtual std::vector<CandidateTime> candidates() const { return {}; }
+  /// How sure `auto` is of its choice, e.g. "decided in 9 rounds: shm; next
+  /// staged-types 1.16x [1.13, 1.20]"; empty for every other strategy.
+  virtual std::string decision() const { return {}; }
 
  protected:
   /// For derived classes: the plan to execute (which must outlive the strategy)
@@ -134,15 +137,23 @@ std::vector<std::string> strategy_names();
 /// valid ones) or a plan/grid the strategy cannot serve.
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan);
 
-/// How `auto` measures. `timing` maps each measured time per exchange
-/// (seconds, this rank) before the ranks agree on it: the identity by
-/// default; a test may bend it to force a choice.
+/// How `auto` measures: rounds in which every candidate still in the race
+/// runs once (interleaved, the order rotating), each sample the slowest
+/// rank's time per exchange. From `samples` rounds on, every candidate is
+/// compared with the leader through the ratios of the same rounds (the
+/// median ratio's 95% interval, bench/stats.hpp); those decidedly slower
+/// leave the race. It ends when every other is slower or within 2% of the
+/// leader (then the first registered of those tied is taken: the simplest),
+/// or when `budget_s` or `max_rounds` is spent (then the leader by median,
+/// undecided). `timing` maps each measured time (seconds, this rank) before
+/// the ranks agree on it: the identity by default; a test may bend it to
+/// force a choice.
 struct AutoOptions {
-  /// Timed samples per candidate, candidates interleaved; the few within 1.15x of
-  /// the fastest get 2x more in a final round.
-  int samples = 5;
-  double sample_s = 2e-3;  ///< seconds: aim for at least this much time per sample
-  int max_calls = 200;     ///< but never more calls than this per sample
+  int samples = 6;          ///< rounds before the first comparison (6: the fewest that reach 95%)
+  double sample_s = 2e-3;   ///< seconds: aim for at least this much time per sample
+  int max_calls = 200;      ///< but never more calls than this per sample
+  double budget_s = 1.0;    ///< seconds of rounds before taking the leader undecided
+  int max_rounds = 100;     ///< a last bound on the rounds
   /// Maps each measured time (see above); empty: the identity.
   std::function<double(std::string_view strategy, double seconds)> timing;
 };
@@ -184,8 +195,10 @@ struct NodeGatherOptions {
 /// sends it; so each exchange waits for every rank of the node.
 std::unique_ptr<Strategy> make_node_gather(const Plan& plan, NodeGatherOptions options = {});
 
-/// One line on what `auto` chose and by how much, such as "auto chose direct:
-/// 12.3 us per exchange; next persistent 1.04x, slowest sendrecv 2.10x".
+/// One line on what `auto` chose and how sure it is, such as "auto chose
+/// direct: 12.30 us per exchange (median of the slowest rank); slowest
+/// sendrecv 2.10x, of 15 strategies timed; decided in 9 rounds; next
+/// persistent 1.040x [1.021, 1.062] over 9 paired rounds".
 /// Empty for any other strategy.
 std::string auto_choice_text(const Strategy& s);
 
