@@ -9,6 +9,7 @@
 #include "haloex/bench/halo_bench.hpp"
 #include "haloex/bench/pingpong_bench.hpp"
 #include "haloex/bench/stream_bench.hpp"
+#include "haloex/bench/sweep.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/grid/decomposition.hpp"
 #include "world.hpp"
@@ -65,6 +66,47 @@ void expect_metadata(const nlohmann::json& j, const std::string& benchmark) {
   EXPECT_EQ(j["ranks"], world_size());
   // A record must survive a round trip through its text form.
   EXPECT_EQ(nlohmann::json::parse(j.dump()), j);
+}
+
+// The rounds rule on every rank alike: fixed rounds without --ci; with it,
+// rank 0's ranking decides, slower candidates leave the race on every rank,
+// and the budget ends an undecided race.
+TEST(BenchRounds, RuleIsCollectiveAndCandidatesLeaveTheRace) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  RoundsRule fixed(Repetition{1, 3, 0}, comm, 2);
+  int rounds = 0;
+  while (fixed.another(rounds, [] { return Ranking{}; })) ++rounds;
+  EXPECT_EQ(rounds, 3);
+  EXPECT_EQ(fixed.outcome().stop, "fixed");
+
+  // Rank 0's ranking: candidate 2 slower after the 2nd round, decided after
+  // the 4th. Other ranks' rank_now must never be called.
+  RoundsRule race(Repetition{1, 2, 0, 0.05, 1e6}, comm, 3);
+  rounds = 0;
+  std::vector<bool> active_in_round3;
+  while (race.another(rounds, [&] {
+    EXPECT_EQ(rank, 0);
+    Ranking r;
+    r.slower = {2};
+    r.decided = rounds >= 4;
+    r.rounds_needed = r.decided ? 0 : 9;
+    return r;
+  })) {
+    if (rounds == 3)
+      for (size_t c = 0; c < 3; ++c) active_in_round3.push_back(race.active(c));
+    ++rounds;
+  }
+  EXPECT_EQ(rounds, 4);
+  EXPECT_EQ(race.outcome().stop, "decided");
+  EXPECT_EQ(active_in_round3, (std::vector<bool>{true, true, false}));
+
+  RoundsRule broke(Repetition{1, 2, 0, 0.05, 1e-9}, comm, 1);
+  rounds = 0;
+  while (broke.another(rounds, [] { return Ranking{}; })) ++rounds;
+  EXPECT_EQ(rounds, 2);
+  EXPECT_EQ(broke.outcome().stop, "budget");
 }
 
 TEST(BenchRecords, HaloNonCubicMovesWhatThePlanSays) {

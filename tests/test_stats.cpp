@@ -62,7 +62,7 @@ TEST(Stats, IntervalStaysWithinSamplesAndAboveZero) {
   EXPECT_GE(s.median_low, 1.0);
   EXPECT_LE(s.median_high, 100.0);
   const Summary t = summarize({5, 3, 9, 1, 7, 2, 8, 4, 6, 10, 11});
-  EXPECT_DOUBLE_EQ(t.median_low, 2.0);  // sorted[1]
+  EXPECT_DOUBLE_EQ(t.median_low, 2.0);    // sorted[1]
   EXPECT_DOUBLE_EQ(t.median_high, 10.0);  // sorted[9]
 }
 

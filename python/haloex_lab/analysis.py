@@ -4,6 +4,8 @@ recommendation of the fastest strategy per subdomain size."""
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -100,6 +102,8 @@ def halo_sweeps(records: list[dict]) -> dict[tuple, dict[str, list[HaloPoint]]]:
     for r in records:
         if r.get("benchmark") != "halo" or r.get("scaling", "fixed-subdomain") != "fixed-subdomain":
             continue
+        if is_calibration(r):
+            continue
         key = (r.get("shape", "cubic"), r["ranks"], _tuple(r.get("process_grid")), halo_setup(r))
         out[key][r["strategy"]].append(halo_point(r))
     for series in out.values():
@@ -174,6 +178,7 @@ class Recommendation:
     open_with: str = ""
     auto_chose: str = ""
     noisy: bool = False  # the leader's spread exceeds the campaign's calibration
+    auto_vs_best: Comparison | None = None  # auto's samples over the leader's, same rounds
 
     @property
     def decided(self) -> bool:
@@ -181,9 +186,10 @@ class Recommendation:
 
 
 def _paired(points: list[HaloPoint]) -> bool:
-    """Samples of one invocation, one per round: they pair."""
-    runs = {p.record.get("date_utc") for p in points}
-    return len(runs) == 1 and len({len(p.record["time_per_call_s"]) for p in points}) == 1
+    """Samples of one invocation, one per round from the first round on:
+    sample i of every strategy is from round i, so they pair (a strategy
+    that left the race early, decidedly slower, has fewer)."""
+    return len({p.record.get("date_utc") for p in points}) == 1
 
 
 def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
@@ -198,14 +204,34 @@ def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
     if not ranked:
         return None
     best = ranked[0]
-    rounds = len(best.record["time_per_call_s"])
+    rounds = max(len(p.record["time_per_call_s"]) for p in ranked)
+    rec = _recommend_ranked(ranked, label, rounds, chose)
+    if rec and auto and _paired([auto[0], best]):
+        rec.auto_vs_best = compare_paired(auto[0].record["time_per_call_s"], best.record["time_per_call_s"])
+    return rec
+
+
+def _recommend_ranked(ranked: list[HaloPoint], label: str, rounds: int, chose: str) -> Recommendation:
+    best = ranked[0]
     if len(ranked) == 1:
-        return Recommendation(label, best.strategy, best.time.median, "only one", [], "-", None, rounds, 0,
-                              auto_chose=chose)
+        return Recommendation(
+            label, best.strategy, best.time.median, "only one", [], "-", None, rounds, 0, auto_chose=chose
+        )
     if not _paired(ranked):
         c = compare_paired([1.0], [1.0])
-        return Recommendation(label, best.strategy, best.time.median, "undecided", [], ranked[1].strategy, c,
-                              rounds, 0, "not measured in the same rounds", chose)
+        return Recommendation(
+            label,
+            best.strategy,
+            best.time.median,
+            "undecided",
+            [],
+            ranked[1].strategy,
+            c,
+            rounds,
+            0,
+            "not measured in the same rounds",
+            chose,
+        )
     tied, slower, undecided = [], [], []
     for p in ranked[1:]:
         c = compare_paired(p.record["time_per_call_s"], best.record["time_per_call_s"])
@@ -213,16 +239,102 @@ def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
     if undecided:
         name, c = undecided[0]
         need = max(x.rounds_to_decide() for _, x in undecided)
-        return Recommendation(label, best.strategy, best.time.median, "undecided", [n for n, _ in tied], name, c,
-                              rounds, need, name, chose)
+        return Recommendation(
+            label,
+            best.strategy,
+            best.time.median,
+            "undecided",
+            [n for n, _ in tied],
+            name,
+            c,
+            rounds,
+            need,
+            name,
+            chose,
+        )
     name, c = slower[0] if slower else ("-", None)
-    return Recommendation(label, best.strategy, best.time.median, "tied" if tied else "decided",
-                          [n for n, _ in tied], name, c, rounds, rounds, "", chose)
+    return Recommendation(
+        label,
+        best.strategy,
+        best.time.median,
+        "tied" if tied else "decided",
+        [n for n, _ in tied],
+        name,
+        c,
+        rounds,
+        rounds,
+        "",
+        chose,
+    )
 
 
-def recommendations(sweeps: dict, strong: dict) -> list[Recommendation]:
+def is_calibration(r: dict) -> bool:
+    """A campaign point named "calibration...": the same exchange repeated,
+    to measure the machine's noise, not a point of any sweep."""
+    return str(r.get("point_name", "")).lower().startswith("calibration")
+
+
+def round_noise(samples) -> float:
+    """Round-to-round variation of one candidate's samples: the median of
+    |ln(x[i+1] / x[i])| over consecutive rounds (0.05: two rounds typically
+    5% apart). Robust to a few outliers, and blind to a slow drift, which
+    paired comparisons cancel anyway."""
+    steps = sorted(abs(math.log(b / a)) for a, b in itertools.pairwise(samples) if a > 0 and b > 0)
+    if not steps:
+        return 0.0
+    n = len(steps)
+    return steps[n // 2] if n % 2 else 0.5 * (steps[n // 2 - 1] + steps[n // 2])
+
+
+@dataclass
+class Calibration:
+    """The machine's noise, from the calibration points of a campaign."""
+
+    noise: float  # median round_noise over the calibration records
+    records: int
+    rounds: int
+    what: str  # e.g. "staged at 16x16x16 on 2 ranks"
+
+    def exceeded_by(self, samples) -> bool:
+        """A point is noisy when its own round-to-round variation is above
+        twice the calibration's (and at least 2%)."""
+        return round_noise(samples) > max(2 * self.noise, 0.02)
+
+
+def calibration(records: list[dict]) -> Calibration | None:
+    cal = [r for r in records if is_calibration(r) and r.get("time_per_call_s")]
+    if not cal:
+        return None
+    noise = sorted(round_noise(r["time_per_call_s"]) for r in cal)
+    r0 = cal[0]
+    ext = "x".join(map(str, r0.get("local_extent", [r0.get("local_size", "?")])))
+    what = f"{r0.get('strategy')} at {ext} on {r0.get('ranks')} ranks"
+    return Calibration(noise[len(noise) // 2], len(cal), len(r0["time_per_call_s"]), what)
+
+
+def physics_flags(sweeps: dict) -> list[str]:
+    """Points where more bytes took less time: within one sweep and
+    strategy, a larger subdomain whose median interval lies wholly below a
+    smaller one's. Not noise within a run: the machine changed state
+    between the sizes (docs/statistics.md)."""
+    out = []
+    for (shape, ranks, _grid, _setup), series in sorted(sweeps.items(), key=lambda kv: str(kv[0])):
+        for name, pts in sorted(series.items()):
+            for small, large in itertools.pairwise(pts):
+                if large.time.median_high < small.time.median_low:
+                    out.append(
+                        f"`{name}` ({shape}, {ranks} ranks): L = {large.record['local_size']} took "
+                        f"{large.time.median * 1e6:.1f} us, less than L = {small.record['local_size']} "
+                        f"({small.time.median * 1e6:.1f} us)"
+                    )
+    return out
+
+
+def recommendations(sweeps: dict, strong: dict, cal: Calibration | None = None) -> list[Recommendation]:
     """One recommendation per subdomain size of every sweep (halo_sweeps) and
-    per rank count of every strong-scaling series (strong_series)."""
+    per rank count of every strong-scaling series (strong_series); with a
+    calibration, rows whose leader varies more than the machine's noise are
+    marked."""
     out = []
     for (shape, ranks, _grid, _setup), series in sorted(sweeps.items(), key=lambda kv: str(kv[0])):
         by_size: dict = defaultdict(list)
@@ -245,7 +357,20 @@ def recommendations(sweeps: dict, strong: dict) -> list[Recommendation]:
             ext = pts[0].record.get("local_extent", [])
             label = f"{'x'.join(map(str, ext))} (global {'x'.join(map(str, glob))}, {ranks} ranks)"
             out.append(recommend(pts, label))
-    return [r for r in out if r]
+    out = [r for r in out if r]
+    if cal:
+        for r, pts in zip(out, _leaders(sweeps, strong, out), strict=True):
+            r.noisy = pts is not None and cal.exceeded_by(pts.record["time_per_call_s"])
+    return out
+
+
+def _leaders(sweeps: dict, strong: dict, recs: list[Recommendation]) -> list[HaloPoint | None]:
+    """The point of each recommendation's leader (same order as recs)."""
+    pool = [p for series in [*sweeps.values(), *strong.values()] for pts in series.values() for p in pts]
+    out = []
+    for r in recs:
+        out.append(next((p for p in pool if p.strategy == r.fastest and p.time.median == r.median_s), None))
+    return out
 
 
 def _percent(x: float) -> str:
@@ -261,10 +386,12 @@ def verdict_text(r: Recommendation) -> str:
         if r.open_with == "not measured in the same rounds":
             return "undecided: the strategies were not measured in the same rounds"
         return (
-            f"undecided: `{r.open_with}` takes {c.ratio:.3f}x [{c.low:.3f}, {c.high:.3f}] of the leader's time; "
-            f"about {r.rounds_needed} rounds would decide"
+            f"undecided: `{r.open_with}` takes {c.ratio:.3f}x [{c.low:.3f}, {c.high:.3f}] of the leader's "
+            f"time; about {r.rounds_needed} rounds would decide"
         )
-    lead = f"`{r.fastest}`" if not r.tied else ", ".join(f"`{n}`" for n in [r.fastest, *r.tied]) + " within 2%"
+    lead = (
+        f"`{r.fastest}`" if not r.tied else ", ".join(f"`{n}`" for n in [r.fastest, *r.tied]) + " within 2%"
+    )
     if c is None:
         return f"{lead} (every other strategy tied)"
     return (
@@ -273,18 +400,25 @@ def verdict_text(r: Recommendation) -> str:
     )
 
 
-def format_recommendations(recs: list[Recommendation]) -> str:
+NOISY_MACHINE = 0.05  # calibration rounds typically more than 5% apart
+
+
+def format_recommendations(recs: list[Recommendation], cal: Calibration | None = None) -> str:
     """A markdown table (also readable as plain text), with how many rows
-    are decided."""
+    are decided, and a warning when the calibration found the machine noisy."""
     lines = [
-        "| subdomain per rank | fastest | median us | verdict (paired rounds) | rounds | auto chose |",
+        "| subdomain per rank | fastest | median us | verdict (paired rounds) | rounds "
+        "| auto chose (its time / the fastest's) |",
         "|---|---|---:|---|---:|---|",
     ]
     for r in recs:
         flag = " (spread above the machine's noise)" if r.noisy else ""
+        auto = r.auto_chose or "-"
+        if r.auto_vs_best:
+            auto += f" ({r.auto_vs_best.ratio:.2f}x)"
         lines.append(
-            f"| {r.label} | {r.fastest} | {r.median_s * 1e6:.2f} | {verdict_text(r)}{flag} | {r.rounds} | "
-            f"{r.auto_chose or '-'} |"
+            f"| {r.label} | {r.fastest} | {r.median_s * 1e6:.2f} | {verdict_text(r)}{flag} | {r.rounds} "
+            f"| {auto} |"
         )
     decided = sum(r.decided for r in recs)
     lines.append("")
@@ -292,6 +426,12 @@ def format_recommendations(recs: list[Recommendation]) -> str:
         f"{decided} of {len(recs)} rows decided (a winner, or a set within 2% of each other, at 95% "
         "through the ratios of the same rounds); an undecided row gives the rounds that would decide it."
     )
+    if cal and cal.noise > NOISY_MACHINE:
+        lines.append(
+            f"Warning: the machine was noisy during this run: two rounds of the calibration's exchange "
+            f"typically differ by {100 * cal.noise:.0f}% (a quiet one: 1-3%). The decisions hold for the "
+            "conditions of this run; run it again when the machine is quiet (docs/statistics.md)."
+        )
     return "\n".join(lines) + "\n"
 
 

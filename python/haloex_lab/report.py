@@ -11,12 +11,14 @@ import pandas as pd
 
 from . import coll, figures
 from .analysis import (
+    calibration,
     format_recommendations,
     halo_sweeps,
     lb_scaling,
     machine,
     machine_text,
     output_costs,
+    physics_flags,
     recommendations,
     setup_text,
     speedups,
@@ -43,7 +45,8 @@ def _metadata(records: list[dict]) -> str:
 
 def _halo_table(series: dict, x_key: str, x_name: str) -> str:
     lines = [
-        f"| {x_name} | strategy | median us | median's 95% interval us | std us | B_eff GB/s | Mupd/core/s | vs staged |",
+        f"| {x_name} | strategy | median us | median's 95% interval us | std us | B_eff GB/s | Mupd/core/s "
+        "| vs staged |",
         "|---:|---|---:|---|---:|---:|---:|---:|",
     ]
     staged = {p.record[x_key]: p.time.median for p in series.get("staged", [])}
@@ -54,7 +57,8 @@ def _halo_table(series: dict, x_key: str, x_name: str) -> str:
         rel = t.median / staged[p.record[x_key]] if p.record[x_key] in staged else float("nan")
         lines.append(
             f"| {p.record[x_key]} | {p.strategy} | {t.median * 1e6:.2f} | [{t.median_low * 1e6:.2f}, "
-            f"{t.median_high * 1e6:.2f}] | {t.std * 1e6:.2f} | {p.record['halo_bytes'] / t.median / 1e9:.2f} | "
+            f"{t.median_high * 1e6:.2f}] | {t.std * 1e6:.2f} | "
+            f"{p.record['halo_bytes'] / t.median / 1e9:.2f} | "
             f"{p.updates.median / 1e6:.2f} | {rel:.3f} |"
         )
     return "\n".join(lines) + "\n"
@@ -370,20 +374,46 @@ def _output_cost_section(records: list[dict]) -> list[str]:
     return [*md, ""]
 
 
+def _noise_section(cal, flags: list[str]) -> list[str]:
+    """The machine's noise (from the campaign's calibration points) and the
+    points that break what physics says, before any result."""
+    md = ["## Noise", ""]
+    if cal:
+        md.append(
+            f"Calibration ({cal.what}, {cal.rounds} rounds, {cal.records} record(s)): two rounds of the same "
+            f"exchange typically differ by {100 * cal.noise:.1f}% (median |ln ratio| of consecutive rounds). "
+            "Recommendation rows whose leader varies by more than twice that are marked."
+        )
+    else:
+        md.append('No calibration point in these records (a campaign point named "calibration" gives one).')
+    if flags:
+        md += [
+            "",
+            "Points that break physics (more bytes in less time, the medians' intervals apart): the machine "
+            "changed state between these sizes, so compare strategies within a size, not sizes with each "
+            "other (docs/statistics.md):",
+            "",
+            *[f"- {f}" for f in flags],
+        ]
+    return [*md, ""]
+
+
 def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], str]:
     """The report's sections for records of one machine and configuration,
     and the recommendation table."""
     md = []
     sweeps, strong = halo_sweeps(records), strong_series(records)
-    recs = recommendations(sweeps, strong)
-    rec_table = format_recommendations(recs) if recs else ""
+    cal = calibration(records)
+    recs = recommendations(sweeps, strong, cal)
+    rec_table = format_recommendations(recs, cal) if recs else ""
+    md += _noise_section(cal, physics_flags(sweeps))
     if recs:
         md += [
             "## Recommendation",
             "",
             "Fastest strategy per subdomain size by median time, then every other strategy against it "
             "through the per-round ratios of the same rounds (median ratio, its 95% interval, sign test): "
-            '"x% faster than B [low, high]" is B\'s time over the leader\'s; strategies within 2% of the '
+            "\"x% faster than B [low, high]\" is B's time over the leader's; strategies within 2% of the "
             "leader are named with it as a set; `auto` is not ranked, it runs what it chose. An undecided "
             "row says how many rounds would decide it.",
             "",
@@ -516,7 +546,8 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
             s = summarize(r["mlups_samples"])
             md.append(
                 f"| {r['ranks']} x {r['threads_per_rank']} | {r['size']} | {r['config']} | {s.median:.1f} | "
-                f"[{s.median_low:.1f}, {s.median_high:.1f}] | {r.get('roofline_fraction', float('nan')):.3f} |"
+                f"[{s.median_low:.1f}, {s.median_high:.1f}] | "
+                f"{r.get('roofline_fraction', float('nan')):.3f} |"
             )
         md.append("")
         md += _schedule_section(lb, figdir, formats)

@@ -2,6 +2,7 @@
 records whose answers are known."""
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -94,7 +95,9 @@ def test_recommendation_and_margin():
     # staged faster in 6 rounds, direct in 5: neither decided nor a tie
     close = [
         halo_point(halo_record("staged", 16, [10e-6 * d for d in drift])),
-        halo_point(halo_record("direct", 16, [(9.5e-6 if r % 2 else 10.5e-6) * d for r, d in enumerate(drift)])),
+        halo_point(
+            halo_record("direct", 16, [(9.5e-6 if r % 2 else 10.5e-6) * d for r, d in enumerate(drift)])
+        ),
     ]
     r = recommend(close, "16")
     assert r.verdict == "undecided" and r.open_with in ("staged", "direct")
@@ -383,3 +386,31 @@ def test_output_cost_table_by_hand(tmp_path):
     assert f"| 64x64x64 | 2 | {plain} | 10 | 30.0 | 120.0 | 0.250 | 250.0 | 8.7 |" in text
     scaling = text.split("## LB application scaling")[1].split("## LB step rate with output")[0]
     assert plain in scaling and "/out10" not in scaling  # not a scaling series
+
+
+def test_noise_calibration_and_physics_flags():
+    from haloex_lab.analysis import calibration, physics_flags, round_noise
+
+    # consecutive rounds 10% apart, three times: the median |ln ratio| is ln 1.1
+    assert round_noise([1.0, 1.1, 1.0, 1.1]) == pytest.approx(math.log(1.1))
+    cal_rec = {**halo_record("staged", 16, [1.0, 1.1, 1.0, 1.1, 1.0]), "point_name": "calibration"}
+    cal = calibration([cal_rec, halo_record("staged", 16, [1.0] * 7)])
+    assert cal.noise == pytest.approx(math.log(1.1)) and cal.rounds == 5 and cal.records == 1
+    assert cal.exceeded_by([1.0, 1.5, 1.0, 1.5]) and not cal.exceeded_by([1.0, 1.1, 1.0])
+    # 10% between rounds is a noisy machine: the table says so
+    from haloex_lab.analysis import format_recommendations
+
+    recs = recommendations(halo_sweeps([halo_record("staged", 8, [1e-6] * 7)]), {})
+    assert "the machine was noisy during this run" in format_recommendations(recs, cal)
+    assert "noisy" not in format_recommendations(recs, None)
+    # L = 16 in less time than L = 8, the intervals apart: flagged; the
+    # calibration record is in no sweep
+    records = [halo_record("shm", 8, [10e-6] * 7), halo_record("shm", 16, [5e-6] * 7), cal_rec]
+    sweeps = halo_sweeps(records)
+    assert [len(pts) for series in sweeps.values() for pts in series.values()] == [2]
+    flags = physics_flags(sweeps)
+    assert len(flags) == 1 and "L = 16 took 5.0 us, less than L = 8 (10.0 us)" in flags[0]
+    assert (
+        physics_flags(halo_sweeps([halo_record("shm", 8, [5e-6] * 7), halo_record("shm", 16, [10e-6] * 7)]))
+        == []
+    )

@@ -118,8 +118,10 @@ def test_recommendation_decides_through_pairs():
     r = recommend(pts, "8")
     assert (r.fastest, r.verdict, r.runner_up, r.auto_chose) == ("shm", "decided", "staged", "shm")
     assert r.against.ratio == pytest.approx(1.05)
+    assert r.auto_vs_best.ratio == pytest.approx(1.0)
     text = format_recommendations([r])
     assert "5% faster than `staged`" in text and "1 of 1 rows decided" in text
+    assert "| shm (1.00x) |" in text
 
 
 def test_recommendation_tied_set_and_undecided():

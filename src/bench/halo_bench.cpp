@@ -255,7 +255,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     std::vector<double> copy_bw;
     const bool overlap = opt.work_s > 0;
     std::vector<double> work;  // the work alone, once per repeat: it is the same for every strategy
-    RoundsRule rule(rep, dec.comm());
+    RoundsRule rule(rep, dec.comm(), cands.size());
     const auto before_round = [&](int r) {
       progress_line(log, opt.progress && rank == 0, "halo", "L=" + std::to_string(L), rule.round_text(r));
       if (overlap) work.push_back(timed(dec.comm(), opt.iterations, [&] { busy_wait(opt.work_s); }));
@@ -284,14 +284,16 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       std::vector<std::vector<double>> samples;
       std::vector<bool> ranked;
       std::vector<std::string> names;
-      for (const Candidate& c : cands) {
-        samples.push_back(c.plain);
-        ranked.push_back(c.strategy->candidates().empty());
-        names.push_back(c.name);
+      // A candidate that left the race was decidedly slower than a leader:
+      // it keeps that answer, and no longer ranks or holds the decision up.
+      for (size_t i = 0; i < cands.size(); ++i) {
+        samples.push_back(cands[i].plain);
+        ranked.push_back(cands[i].strategy->candidates().empty() && rule.active(i));
+        names.push_back(cands[i].name);
       }
       return rank_candidates(samples, ranked, names, opt.precision);
     };
-    interleave(rep, cands, before_round, run, [&](int r) { return rule.another(r, rank_now); });
+    interleave(rep, cands, before_round, run, rule, rank_now);
 
     double bytes = static_cast<double>(plan.halo_bytes()), bytes_sum = 0;
     MPI_Reduce(&bytes, &bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());

@@ -231,14 +231,28 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
         sres[w].pinned = pinned;
       }
       std::vector<LbBenchResult> res(configs.size());
-      for (int r = 0; r < opt.repeats; ++r) {
+      RoundsRule rule(Repetition{opt.steps, opt.repeats, opt.warmup, opt.precision, opt.budget_s}, comm,
+                      configs.size());
+      // Configurations are rivals: ranked by time per update, 1 / MLUPS.
+      const auto rank_now = [&] {
+        std::vector<std::vector<double>> per_update(res.size());
+        std::vector<std::string> names;
+        for (size_t k = 0; k < res.size(); ++k) {
+          for (double m : res[k].samples) per_update[k].push_back(1 / m);
+          names.push_back(config_name(configs[k]));
+        }
+        std::vector<bool> ranked(res.size());  // (left the race: as in bench halo)
+        for (size_t k = 0; k < res.size(); ++k) ranked[k] = rule.active(k);
+        return rank_candidates(per_update, ranked, names, opt.precision);
+      };
+      for (int r = 0; rule.another(r, rank_now); ++r) {
         if (talk)
-          log << "# L=" << Ltext << " threads=" << threads << ": sample " << r + 1 << "/" << opt.repeats
-              << "\n"
+          log << "# L=" << Ltext << " threads=" << threads << ": round " << rule.round_text(r) << "\n"
               << std::flush;
         sres[0].samples.push_back(stream.measure(comm, 5, 1));
         sres[1].samples.push_back(stream.measure(comm, 5, vs.q));
         for (size_t k = 0; k < configs.size(); ++k) {
+          if (!rule.active(k)) continue;  // decidedly slower than the leader: it has its answer
           lb::Solver& s = *solvers[k];
           s.reset_timers();
           mpi_check(MPI_Barrier(comm), "MPI_Barrier");
@@ -269,6 +283,7 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
       const double bytes = 2.0 * 8.0 * vs.q;
       for (LbBenchResult& x : sres) {
         x.summary = summarize(x.samples);
+        x.rounds = rule.outcome();
         x.bytes_per_update = bytes;
         x.roofline_mlups = x.summary.median / bytes / 1e6;
         out.push_back(x);
@@ -281,6 +296,7 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
         x.lb = configs[k];
         x.pinned = pinned;
         x.summary = summarize(x.samples);
+        x.rounds = rule.outcome();
         x.bytes_per_update = bytes;
         x.roofline_mlups = sres[0].roofline_mlups;
         x.fraction = x.summary.median / sres[0].roofline_mlups;
@@ -374,6 +390,7 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
     j["lattice_sites"] = static_cast<double>(r.size[0] * r.size[1] * (ndim == 3 ? r.size[2] : 1));
     j["config"] = r.config;
     j["steps_per_sample"] = opt.steps;
+    put_rounds(j, opt.precision, opt.budget_s, r.rounds);
     j["last_level_cache_bytes"] = llc;
     j["monitor"] = opt.monitor;
     j["threads_pinned"] = r.pinned;

@@ -82,9 +82,15 @@ std::vector<PingPongResult> run_pingpong_bench(MPI_Comm comm, const PingPongOpti
   auto trips_for = [&](size_t b) { return b >= opt.large_bytes ? opt.iterations_large : opt.iterations; };
 
   std::vector<std::vector<double>> samples(sizes.size());
-  for (int r = 0; r < opt.repeats; ++r) {
+  Repetition rep{1, opt.repeats, 0, opt.precision, opt.budget_s};
+  check_repetition(rep);
+  RoundsRule rule(rep, comm, sizes.size());
+  std::vector<std::string> names;
+  for (size_t b : sizes) names.push_back(std::to_string(b) + " B");
+  const auto rank_now = [&] { return all_within(samples, names, opt.precision); };
+  for (int r = 0; rule.another(r, rank_now); ++r) {
     if (opt.progress && rank == 0)
-      log << "[bench pingpong] repeat " << r + 1 << "/" << opt.repeats << "\n" << std::flush;
+      log << "[bench pingpong] round " << rule.round_text(r) << "\n" << std::flush;
     // Sizes interleaved: a slow spell of the machine spreads over all sizes.
     for (size_t s = 0; s < sizes.size(); ++s) {
       const size_t b = sizes[s];
@@ -105,6 +111,7 @@ std::vector<PingPongResult> run_pingpong_bench(MPI_Comm comm, const PingPongOpti
     r.latency_s = samples[s];
     r.summary = summarize(samples[s]);
     r.bandwidth_bytes_per_s = static_cast<double>(r.bytes) / r.summary.median;
+    r.rounds = rule.outcome();
     out.push_back(std::move(r));
   }
   return out;
@@ -136,6 +143,7 @@ std::vector<nlohmann::json> pingpong_records(MPI_Comm comm, const PingPongOption
     j["message_bytes"] = r.bytes;
     j["round_trips_per_sample"] = r.round_trips;
     j["warmup_round_trips"] = r.bytes >= opt.large_bytes ? opt.warmup_large : opt.warmup;
+    put_rounds(j, opt.precision, opt.budget_s, r.rounds);
     put_samples(j, "latency_s", r.latency_s);
     j["bandwidth_bytes_per_s"] = r.bandwidth_bytes_per_s;
     out.push_back(std::move(j));

@@ -74,14 +74,10 @@ Summary summarize(std::vector<double> v) {
 
 const char* verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::faster:
-      return "faster";
-    case Verdict::slower:
-      return "slower";
-    case Verdict::tied:
-      return "tied";
-    case Verdict::undecided:
-      break;
+    case Verdict::faster: return "faster";
+    case Verdict::slower: return "slower";
+    case Verdict::tied: return "tied";
+    case Verdict::undecided: break;
   }
   return "undecided";
 }
@@ -151,9 +147,10 @@ Ranking rank_candidates(const std::vector<std::vector<double>>& samples, const s
     }
   }
   for (size_t c = 0; c < samples.size(); ++c) {
-    if (!ranked[c] || c == out.leader) continue;
+    if (c == out.leader) continue;
     const Comparison cmp = compare_paired(samples[c], samples[out.leader], tie);
-    if (cmp.verdict == Verdict::slower || cmp.verdict == Verdict::tied) continue;
+    if (cmp.verdict == Verdict::slower) out.slower.push_back(c);
+    if (!ranked[c] || cmp.verdict == Verdict::slower || cmp.verdict == Verdict::tied) continue;
     const size_t need = rounds_to_decide(cmp, tie);
     if (need > out.rounds_needed) {
       out.rounds_needed = need;
@@ -164,6 +161,24 @@ Ranking rank_candidates(const std::vector<std::vector<double>>& samples, const s
   }
   out.decided = out.rounds_needed == 0;
   out.why = why.str();
+  return out;
+}
+
+Ranking all_within(const std::vector<std::vector<double>>& samples, const std::vector<std::string>& names,
+                   double precision) {
+  Ranking out;
+  double widest = 0;
+  for (size_t c = 0; c < samples.size(); ++c) {
+    const Summary s = summarize(samples[c]);
+    if (s.n == 0 || !(s.median > 0)) continue;
+    const double half = std::max(s.median - s.median_low, s.median_high - s.median) / s.median;
+    const bool short_of = s.coverage + 1e-12 < confidence_level || half > precision;
+    if (!short_of || half < widest) continue;
+    widest = half;
+    out.rounds_needed = scaled_rounds(s.n, half, precision);
+    out.why = names[c] + "'s median known to ±" + std::to_string(std::lround(100 * half)) + "%";
+  }
+  out.decided = out.rounds_needed == 0;
   return out;
 }
 

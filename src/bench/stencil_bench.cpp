@@ -112,7 +112,7 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
       c.result.mpi_s.push_back(t[4]);
       c.result.unpack_s.push_back(t[5]);
     };
-    RoundsRule rule(rep, comm);
+    RoundsRule rule(rep, comm, cands.size());
     const auto before_round = [&](int r) {
       progress_line(log, rank == 0 && opt.progress, "stencil",
                     std::to_string(opt.nx) + "x" + std::to_string(opt.ny) + "x" + std::to_string(nz),
@@ -124,14 +124,14 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
       std::vector<std::vector<double>> samples;
       std::vector<bool> ranked;
       std::vector<std::string> names;
-      for (const Candidate& c : cands) {
-        samples.push_back(c.result.total_s);
-        ranked.push_back(c.name != "serial" && c.name != "auto");
-        names.push_back(c.name);
+      for (size_t i = 0; i < cands.size(); ++i) {  // (left the race: as in bench halo)
+        samples.push_back(cands[i].result.total_s);
+        ranked.push_back(cands[i].name != "serial" && cands[i].name != "auto" && rule.active(i));
+        names.push_back(cands[i].name);
       }
       return rank_candidates(samples, ranked, names, opt.precision);
     };
-    interleave(rep, cands, before_round, run_once, [&](int r) { return rule.another(r, rank_now); });
+    interleave(rep, cands, before_round, run_once, rule, rank_now);
     for (Candidate& c : cands) c.result.rounds = rule.outcome();
     bw.summary = summarize(bw.copy_bytes_per_s);
 

@@ -1,5 +1,7 @@
 #include "haloex/bench/sweep.hpp"
 
+#include <algorithm>
+#include <array>
 #include <sstream>
 
 #include "haloex/core/mpi.hpp"
@@ -16,7 +18,8 @@ void check_repetition(const Repetition& r) {
   if (!(r.budget_s > 0)) throw InputError("--budget must be a positive number of seconds");
 }
 
-RoundsRule::RoundsRule(const Repetition& rep, MPI_Comm comm) : rep_(rep), comm_(comm) {
+RoundsRule::RoundsRule(const Repetition& rep, MPI_Comm comm, size_t n)
+    : rep_(rep), comm_(comm), active_(n, 1) {
   start_ = MPI_Wtime();
 }
 
@@ -24,22 +27,28 @@ bool RoundsRule::another(int done, const std::function<Ranking()>& rank_now) {
   out_.rounds = done;
   if (rep_.precision <= 0) return done < rep_.repeats;
   // Rank 0 decides: only it holds the slowest rank's samples.
-  int go = 0;
+  // One broadcast: whether to go on (0) or why not, then which candidates run.
+  static constexpr std::array<const char*, 4> stops{"", "decided", "budget", "max-repeats"};
+  std::vector<char> msg(active_.size() + 1, 0);
   if (comm_rank(comm_) == 0) {
     std::string stop;
     if (done >= rep_.repeats) {
       out_.ranking = rank_now();
       if (out_.ranking.decided) stop = "decided";
+      for (size_t c : out_.ranking.slower) active_[c] = 0;
     }
     // A round takes about as long as the last one did on average.
     const double elapsed = MPI_Wtime() - start_, per_round = done > 0 ? elapsed / done : 0;
     if (stop.empty() && done >= rep_.repeats && elapsed + per_round > rep_.budget_s) stop = "budget";
     if (stop.empty() && done >= rep_.max_repeats) stop = "max-repeats";
-    go = stop.empty() ? 1 : 0;
-    if (!go) out_.stop = stop;
+    msg[0] = static_cast<char>(std::find(stops.begin(), stops.end(), stop) - stops.begin());
+    std::copy(active_.begin(), active_.end(), msg.begin() + 1);
   }
-  mpi_check(MPI_Bcast(&go, 1, MPI_INT, 0, comm_), "MPI_Bcast");
-  return go == 1;
+  mpi_check(MPI_Bcast(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, comm_), "MPI_Bcast");
+  std::copy(msg.begin() + 1, msg.end(), active_.begin());
+  if (msg[0] == 0) return true;
+  out_.stop = stops[static_cast<size_t>(msg[0])];
+  return false;
 }
 
 std::string RoundsRule::round_text(int round) const {

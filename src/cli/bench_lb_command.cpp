@@ -34,6 +34,8 @@ struct Args {
   std::string dir = "haloex-bench-lb";
   std::string hints = "none";
   int steps = 20, repeats = 5, warmup = 2;
+  std::string ci = "0";
+  double budget_s = 60;
   std::string json;
   bool quiet = false;
 };
@@ -103,6 +105,7 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
   add_repetition_options(*cmd, a->steps, a->repeats, a->warmup,
                          {"Steps per sample", "Samples per configuration", "Untimed steps per configuration",
                           "-i,--steps,--iterations"});
+  add_precision_options(*cmd, a->ci, a->budget_s);
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice& threads) {
@@ -138,6 +141,8 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       o.steps = a->steps;
       o.repeats = a->repeats;
       o.warmup = a->warmup;
+      o.precision = parse_precision(a->ci);
+      o.budget_s = a->budget_s;
       o.progress = !a->quiet;
       int size = 0;
       MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -145,7 +150,9 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       const auto records = lb_bench_records(MPI_COMM_WORLD, o, results);
       print_results(
           "# haloex bench lb: " + o.velocity_set + ", " + std::to_string(size) + " ranks, median of " +
-              std::to_string(o.repeats) + " samples of " + std::to_string(o.steps) +
+              (o.precision > 0 ? "the rounds until decided (--ci),"
+                               : std::to_string(o.repeats) + " samples") +
+              " of " + std::to_string(o.steps) +
               " steps; MLUPS over fluid sites; ratio to the first config\n" + format_lb_table(results),
           records, a->json);
       return 0;

@@ -9,6 +9,7 @@ namespace haloex::cli {
 void add_bench_pingpong(CLI::App& bench, Runner& run) {
   struct Args {
     std::string sizes = "1:16M";
+    std::string ci = "0";
     PingPongOptions opt;
     std::string json;
     bool quiet = false;
@@ -34,8 +35,15 @@ void add_bench_pingpong(CLI::App& bench, Runner& run) {
       ->check(CLI::Range(0, 100000000))
       ->capture_default_str();
   cmd->add_option("--large-bytes", a->opt.large_bytes, "Where large messages start")->capture_default_str();
-  cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per size")
+  cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per size (with --ci: the fewest)")
       ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--ci", a->ci,
+                  "Repeat rounds (at least -r) until every size's median is known to within this (95% "
+                  "interval, e.g. 5%), or until --budget is spent; 0: exactly -r rounds")
+      ->capture_default_str();
+  cmd->add_option("--budget", a->opt.budget_s, "Seconds the rounds may take with --ci")
+      ->check(CLI::Range(1e-3, 1e7))
       ->capture_default_str();
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
@@ -43,9 +51,16 @@ void add_bench_pingpong(CLI::App& bench, Runner& run) {
       PingPongOptions o = a->opt;
       o.sizes = parse_message_sizes(a->sizes);
       o.progress = !a->quiet;
+      o.precision = parse_precision(a->ci);
       const auto results = run_pingpong_bench(MPI_COMM_WORLD, o, std::cerr);
+      const RoundsOutcome rounds = results.empty() ? RoundsOutcome{} : results.front().rounds;
+      const std::string how =
+          o.precision > 0
+              ? " (" + rounds.stop + (rounds.ranking.why.empty() ? "" : ": " + rounds.ranking.why) + ")"
+              : "";
       print_results("# haloex bench pingpong: ranks 0 and 1, half round-trip time, median of " +
-                        std::to_string(o.repeats) + " samples\n" + format_pingpong_table(results),
+                        std::to_string(rounds.rounds) + " samples" + how + "\n" +
+                        format_pingpong_table(results),
                     pingpong_records(MPI_COMM_WORLD, o, results), a->json);
       return 0;
     };

@@ -111,9 +111,10 @@ class Auto final : public Strategy {
       std::vector<double> t(racing.size());
       for (size_t k = 0; k < racing.size(); ++k) {
         const size_t i = (k + static_cast<size_t>(rounds)) % racing.size(), c = racing[i];
-        double s = timed(comm, [&] {
-                     for (int j = 0; j < calls[c]; ++j) cands[c]->exchange(views_);
-                   }) /
+        double s = timed(comm,
+                         [&] {
+                           for (int j = 0; j < calls[c]; ++j) cands[c]->exchange(views_);
+                         }) /
                    calls[c];
         if (opt.timing) s = opt.timing(cands[c]->name(), s);
         t[i] = s;
@@ -168,8 +169,8 @@ class Auto final : public Strategy {
     if (stop == "decided")
       text << "decided in " << rounds << " rounds";
     else
-      text << "undecided after " << rounds << " rounds (" << (stop == "budget" ? "time budget" : "round limit")
-           << " spent): took the lowest median";
+      text << "undecided after " << rounds << " rounds ("
+           << (stop == "budget" ? "time budget" : "round limit") << " spent): took the lowest median";
     if (!tied.empty() && stop == "decided") {
       text << "; within 2% of each other:";
       for (size_t c : tied) text << " " << cands[c]->name();
@@ -178,8 +179,8 @@ class Auto final : public Strategy {
     if (order.size() > 1) {
       const size_t next = order[1];
       const Comparison c = compare_paired(samples_[next], samples_[chosen]);
-      text << "; next " << cands[next]->name() << " " << c.ratio << "x [" << c.low << ", " << c.high << "] over "
-           << c.rounds << " paired rounds";
+      text << "; next " << cands[next]->name() << " " << c.ratio << "x [" << c.low << ", " << c.high
+           << "] over " << c.rounds << " paired rounds";
     }
     decision_ = text.str();
     return order;
@@ -224,8 +225,8 @@ class Auto final : public Strategy {
 
   std::unique_ptr<Strategy> chosen_;
   std::vector<CandidateTime> measured_;
-  std::vector<FieldView> views_;                  // the scratch fields, while racing
-  std::vector<std::vector<double>> samples_;      // per candidate, one per round it ran
+  std::vector<FieldView> views_;              // the scratch fields, while racing
+  std::vector<std::vector<double>> samples_;  // per candidate, one per round it ran
   std::string decision_;
 };
 

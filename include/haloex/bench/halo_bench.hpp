@@ -61,7 +61,7 @@ struct HaloBenchResult {
   std::string resolved;  ///< what ran: the strategy, or the one `auto` chose
   /// `auto`: each candidate's median in seconds, fastest first.
   std::vector<std::pair<std::string, double>> auto_times;
-  std::string auto_decision;  ///< `auto`: how sure it was (Strategy::decision)
+  std::string auto_decision;                   ///< `auto`: how sure it was (Strategy::decision)
   long size = 0;                               ///< L, or N with a fixed global lattice
   std::array<long, max_dims> global{1, 1, 1};  ///< global lattice
   std::array<long, max_dims> local{1, 1, 1};   ///< rank 0's subdomain (the largest)

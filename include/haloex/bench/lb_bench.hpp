@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "haloex/bench/stats.hpp"
+#include "haloex/bench/sweep.hpp"
 #include "haloex/core/mpi_hints.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/lb/config.hpp"
@@ -58,6 +59,8 @@ struct LbBenchOptions {
   int steps = 20;                              ///< steps per sample
   int repeats = 5;                             ///< samples per configuration, configurations interleaved
   int warmup = 2;                              ///< untimed steps before the first sample
+  double precision = 0;                        ///< --ci: rounds until decided (Repetition::precision)
+  double budget_s = 60;                        ///< --budget: seconds per size and thread count
   bool progress = true;                        ///< progress lines on `log` (rank 0)
 };
 
@@ -70,6 +73,7 @@ struct LbBenchResult {
   lb::LbConfig lb;  ///< the configuration's settings (not for the sweeps)
   std::string pinned;                   ///< where the threads ran (pin_team)
   std::vector<double> samples;          ///< MLUPS per sample (stream: bytes/s)
+  RoundsOutcome rounds;                 ///< how many rounds ran and why they stopped
   Summary summary;                      ///< statistics of samples
   double roofline_mlups = 0;            ///< median 1-array sweep bandwidth / bytes per update
   double fraction = 0;                  ///< median MLUPS / roofline

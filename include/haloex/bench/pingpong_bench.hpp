@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "haloex/bench/stats.hpp"
+#include "haloex/bench/sweep.hpp"
 
 namespace haloex {
 
@@ -27,7 +28,9 @@ struct PingPongOptions {
   int warmup = 100, warmup_large = 10;
   /// @}
   size_t large_bytes = 8192;  ///< the size from which the large counts apply
-  int repeats = 5;            ///< samples per size, sizes interleaved
+  int repeats = 5;            ///< samples per size, sizes interleaved (with precision: the fewest)
+  double precision = 0;       ///< --ci: rounds until every size's median is known to within this
+  double budget_s = 60;       ///< --budget: seconds those rounds may take
   bool progress = true;       ///< progress lines on `log` (rank 0)
 };
 
@@ -38,6 +41,7 @@ struct PingPongResult {
   std::vector<double> latency_s;     ///< seconds per sample: round-trip time / 2
   Summary summary;                   ///< statistics of latency_s
   double bandwidth_bytes_per_s = 0;  ///< bytes / median latency
+  RoundsOutcome rounds;              ///< how many rounds ran and why they stopped
 };
 
 /// Message sizes from "MIN:MAX" (powers of two from MIN to MAX) or a list

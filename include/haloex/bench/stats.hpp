@@ -91,14 +91,23 @@ struct Ranking {
   /// True when the leader's median is known to within ±`precision` and every
   /// other ranked candidate is decidedly slower than it or tied with it.
   bool decided = false;
-  size_t rounds_needed = 0;  ///< estimate for the comparison that decides last
-  std::string why;           ///< what is still open, for the record and the log
+  size_t rounds_needed = 0;    ///< estimate for the comparison that decides last
+  std::string why;             ///< what is still open, for the record and the log
+  std::vector<size_t> slower;  ///< candidates decidedly slower than the leader (ranked or not)
 };
 
-/// Rank candidates (samples[c] per round; only those with ranked[c]) and say
-/// whether more rounds are needed. `precision` is the relative half-width
+/// Rank candidates (samples[c] per round, from the first round on; only
+/// those with ranked[c] may lead) and say whether more rounds are needed.
+/// Every candidate, ranked or not, that is decidedly slower than the leader
+/// is listed in `slower`. `precision` is the relative half-width
 /// the leader's median interval must reach (0: none asked).
 Ranking rank_candidates(const std::vector<std::vector<double>>& samples, const std::vector<bool>& ranked,
                         const std::vector<std::string>& names, double precision, double tie = tie_tolerance);
+
+/// For candidates that are not rivals (message sizes of a ping-pong): decided
+/// when every one's median is known to within ±precision; otherwise `why`
+/// names the widest and `rounds_needed` estimates the rounds for it.
+Ranking all_within(const std::vector<std::vector<double>>& samples, const std::vector<std::string>& names,
+                   double precision);
 
 }  // namespace haloex

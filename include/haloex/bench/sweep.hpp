@@ -42,15 +42,19 @@ struct RoundsOutcome {
   Ranking ranking;  ///< the last ranking (rank 0's; with --ci only)
 };
 
-/// Decides after each round whether another is needed. Collective over
-/// comm: rank 0 ranks its samples (`rank_now`, called on rank 0 only) and
-/// keeps the clock of the budget, and one broadcast gives every rank the
-/// answer, so all run the same rounds.
+/// Decides after each round whether another is needed, and with --ci which
+/// of the `n` candidates still run: one decidedly slower than the leader has
+/// its answer and leaves the race, so the rounds go to the close ones.
+/// Collective over comm: rank 0 ranks its samples (`rank_now`, called on
+/// rank 0 only) and keeps the clock of the budget, and one broadcast gives
+/// every rank the answer, so all run the same candidates in the same rounds.
 class RoundsRule {
  public:
-  RoundsRule(const Repetition& rep, MPI_Comm comm);
+  RoundsRule(const Repetition& rep, MPI_Comm comm, size_t n);
   /// True when round `done` (0-based: `done` rounds are complete) should run.
   bool another(int done, const std::function<Ranking()>& rank_now);
+  /// Whether candidate c runs in the next round.
+  bool active(size_t c) const { return active_[c] != 0; }
   const RoundsOutcome& outcome() const { return out_; }
   /// "3/5" with fixed rounds, "3 (at least 5, until decided or 60 s)" with --ci.
   std::string round_text(int round) const;
@@ -60,6 +64,7 @@ class RoundsRule {
   MPI_Comm comm_;
   double start_ = 0;
   RoundsOutcome out_;
+  std::vector<char> active_;
 };
 
 /// The candidates asked for by name, or, when none are, `always` followed by
@@ -86,22 +91,25 @@ std::vector<C> build_candidates(const std::vector<std::string>& names, bool aske
 }
 
 /// The interleaved sweep: every candidate's warm-up (`run(c, false)`, `warmup`
-/// times), then rounds while `another(r)` says so, each `before_round(r)`
-/// (progress, probes measured once per round) and then every candidate once
-/// (`run(c, true)`). Interleaving spreads drifts in machine load over all
+/// times), then rounds while `rule` says so, each `before_round(r)`
+/// (progress, probes measured once per round) and then every candidate
+/// still in the race once (`run(c, true)`). Interleaving spreads drifts in machine load over all
 /// candidates instead of biasing the one that happened to run during them,
 /// and makes sample r of every candidate a pair; each round starts one
 /// candidate later than the last, so none always runs right after the same
 /// neighbour (whose cache footprint it would inherit).
-template <class C, class Round, class Run, class Another>
+template <class C, class Round, class Run>
 void interleave(const Repetition& rep, std::vector<C>& cands, Round&& before_round, Run&& run,
-                Another&& another) {
+                RoundsRule& rule, const std::function<Ranking()>& rank_now) {
   for (C& c : cands)
     for (int w = 0; w < rep.warmup; ++w) run(c, false);
   const size_t n = cands.size();
-  for (int r = 0; another(r); ++r) {
+  for (int r = 0; rule.another(r, rank_now); ++r) {
     before_round(r);
-    for (size_t k = 0; k < n; ++k) run(cands[(k + static_cast<size_t>(r)) % n], true);
+    for (size_t k = 0; k < n; ++k) {
+      const size_t c = (k + static_cast<size_t>(r)) % n;
+      if (rule.active(c)) run(cands[c], true);
+    }
   }
 }
 

@@ -149,11 +149,11 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan)
 /// the ranks agree on it: the identity by default; a test may bend it to
 /// force a choice.
 struct AutoOptions {
-  int samples = 6;          ///< rounds before the first comparison (6: the fewest that reach 95%)
-  double sample_s = 2e-3;   ///< seconds: aim for at least this much time per sample
-  int max_calls = 200;      ///< but never more calls than this per sample
-  double budget_s = 1.0;    ///< seconds of rounds before taking the leader undecided
-  int max_rounds = 100;     ///< a last bound on the rounds
+  int samples = 6;         ///< rounds before the first comparison (6: the fewest that reach 95%)
+  double sample_s = 2e-3;  ///< seconds: aim for at least this much time per sample
+  int max_calls = 200;     ///< but never more calls than this per sample
+  double budget_s = 1.0;   ///< seconds of rounds before taking the leader undecided
+  int max_rounds = 100;    ///< a last bound on the rounds
   /// Maps each measured time (see above); empty: the identity.
   std::function<double(std::string_view strategy, double seconds)> timing;
 };
