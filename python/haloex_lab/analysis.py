@@ -206,9 +206,30 @@ def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
     best = ranked[0]
     rounds = max(len(p.record["time_per_call_s"]) for p in ranked)
     rec = _recommend_ranked(ranked, label, rounds, chose)
-    if rec and auto and _paired([auto[0], best]):
+    best = next(p for p in ranked if p.strategy == rec.fastest)
+    if auto and _paired([auto[0], best]):
         rec.auto_vs_best = compare_paired(auto[0].record["time_per_call_s"], best.record["time_per_call_s"])
     return rec
+
+
+def _paired_leader(ranked: list[HaloPoint]) -> HaloPoint:
+    """The lowest median leads, unless another strategy is decidedly faster
+    than it in the rounds both ran (medians over different numbers of rounds
+    can disagree with the pairs when strategies left the race at different
+    times); then the one the pairs favour most leads, and so on."""
+    best = ranked[0]
+    for _ in ranked:
+        faster = [
+            (c.ratio, p)
+            for p in ranked
+            if p is not best
+            and (c := compare_paired(p.record["time_per_call_s"], best.record["time_per_call_s"])).verdict
+            == "faster"
+        ]
+        if not faster:
+            break
+        best = min(faster, key=lambda x: x[0])[1]
+    return best
 
 
 def _recommend_ranked(ranked: list[HaloPoint], label: str, rounds: int, chose: str) -> Recommendation:
@@ -232,6 +253,8 @@ def _recommend_ranked(ranked: list[HaloPoint], label: str, rounds: int, chose: s
             "not measured in the same rounds",
             chose,
         )
+    best = _paired_leader(ranked)
+    ranked = [best, *(p for p in ranked if p is not best)]
     tied, slower, undecided = [], [], []
     for p in ranked[1:]:
         c = compare_paired(p.record["time_per_call_s"], best.record["time_per_call_s"])
@@ -336,7 +359,10 @@ def recommendations(sweeps: dict, strong: dict, cal: Calibration | None = None) 
     calibration, rows whose leader varies more than the machine's noise are
     marked."""
     out = []
-    for (shape, ranks, _grid, _setup), series in sorted(sweeps.items(), key=lambda kv: str(kv[0])):
+    # Sweeps of several fields side by side: each row names its field.
+    several = len({key[3] for key in sweeps} | {key[1] for key in strong}) > 1
+    for (shape, ranks, _grid, setup), series in sorted(sweeps.items(), key=lambda kv: str(kv[0])):
+        field = f", {setup[0]} x {setup[1]} {setup[2]}" if several else ""
         by_size: dict = defaultdict(list)
         for pts in series.values():
             for p in pts:
@@ -346,7 +372,7 @@ def recommendations(sweeps: dict, strong: dict, cal: Calibration | None = None) 
                     else (p.record["local_size"],)
                 ].append(p)
         for ext, pts in sorted(by_size.items()):
-            label = f"{'x'.join(map(str, ext))} ({shape}, {ranks} ranks)"
+            label = f"{'x'.join(map(str, ext))} ({shape}, {ranks} ranks{field})"
             out.append(recommend(pts, label))
     for (glob, _setup), series in sorted(strong.items(), key=lambda kv: str(kv[0])):
         by_ranks: dict = defaultdict(list)

@@ -66,6 +66,7 @@ class Auto final : public Strategy {
     for (size_t c : order) measured_.push_back({std::string(cands[c]->name()), median_of(samples_[c])});
     chosen_ = std::move(cands[order.front()]);
     chosen_->reset_times();
+    forward_only();
   }
 
   std::string decision() const override { return decision_; }
