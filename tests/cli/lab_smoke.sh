@@ -19,7 +19,7 @@ timeout_s = 120
 benchmark = "halo"
 ranks = 2
 sizes = [6, 8]
-args = ["-i", "20", "-r", "3", "-x", "2", "-s", "staged,direct,staged-types"]
+args = ["-i", "20", "-r", "11", "-x", "2", "-s", "staged,direct,staged-types"]
 
 [[points]]
 benchmark = "halo"
@@ -99,6 +99,20 @@ assert len(io) == 4, len(io)
 for r in io:
     assert r["bytes"] == r["size"] ** 3 * 5 * 8, r["bytes"]
     assert len(r["time_s"]) == 3 and all(abs(b - r["bytes"] / t) <= 1e-9 * b for b, t in zip(r["bandwidth_Bps"], r["time_s"]))
+PY
+# The C++ side's statistics in every record equal the Python side's on the
+# same raw samples: the median and its order-statistic interval.
+"$python" - "$dir/results/results.jsonl" <<'PY'
+import json, sys
+from haloex_lab.stats import summarize
+checked = 0
+for r in map(json.loads, open(sys.argv[1])):
+    for key in [k for k in r if k.startswith("median_ci95_")]:
+        q = key[len("median_ci95_"):]
+        s = summarize(r[q])
+        assert r["median_" + q] == s.median and r[key] == [s.median_low, s.median_high], (r["benchmark"], q)
+        checked += 1
+assert checked >= 20, checked
 PY
 for f in report.md figures/pingpong.png figures/comm_work_ratio.png figures/lb_saturation.png figures/lb_schedules.png figures/stencil_nz_0.png \
          figures/coll_delay_allreduce_8_np2.png figures/overlap_beta.png figures/monitor.png figures/io_bandwidth.png; do
