@@ -189,7 +189,13 @@ def _paired(points: list[HaloPoint]) -> bool:
     """Samples of one invocation, one per round from the first round on:
     sample i of every strategy is from round i, so they pair (a strategy
     that left the race early, decidedly slower, has fewer)."""
-    return len({p.record.get("date_utc") for p in points}) == 1
+    return len({run_of(p.record) for p in points}) == 1
+
+
+def run_of(r: dict) -> str:
+    """The invocation a record came from: its run_id, or for records written
+    before haloex recorded one, its date (to the second)."""
+    return r.get("run_id") or r.get("date_utc", "")
 
 
 def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
@@ -421,8 +427,8 @@ def verdict_text(r: Recommendation) -> str:
     if c is None:
         return f"{lead} (every other strategy tied)"
     return (
-        f"{lead}; {c.ratio - 1:.0%} faster than `{r.runner_up}` "
-        f"[{_percent(c.low)}, {_percent(c.high)}], faster in {c.rounds - c.a_faster}/{c.rounds} rounds"
+        f"{lead}; `{r.runner_up}` takes {c.ratio - 1:.0%} longer "
+        f"[{_percent(c.low)}, {_percent(c.high)}], longer in {c.rounds - c.a_faster}/{c.rounds} rounds"
     )
 
 

@@ -12,7 +12,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .analysis import CALLS, HaloPoint, Speedup, comm_work_ratio, element_bytes
+from .analysis import CALLS, HaloPoint, Speedup, comm_work_ratio, element_bytes, run_of
 from .stats import compare_paired
 
 MARKERS = "osD^v<>pPX*h"
@@ -43,7 +43,7 @@ def _relative(p: HaloPoint, base: HaloPoint) -> float:
     when they ran in one invocation (strategies that left the race early
     have fewer rounds, and medians over different rounds need not compare),
     else the ratio of the medians."""
-    if p.record.get("date_utc") == base.record.get("date_utc"):
+    if run_of(p.record) == run_of(base.record):
         return compare_paired(p.record["time_per_call_s"], base.record["time_per_call_s"]).ratio
     return p.time.median / base.time.median
 

@@ -412,8 +412,9 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
             "## Recommendation",
             "",
             "Fastest strategy per subdomain size by median time, then every other strategy against it "
-            "through the per-round ratios of the same rounds (median ratio, its 95% interval, sign test): "
-            "\"x% faster than B [low, high]\" is B's time over the leader's; strategies within 2% of the "
+            "through the per-round ratios of the same rounds (median ratio and its 95% interval): "
+            "\"B takes x% longer [low, high], longer in k/n rounds\" is B's time over the leader's; "
+            "strategies within 2% of the "
             "leader are named with it as a set; `auto` is not ranked, it runs what it chose. An undecided "
             "row says how many rounds would decide it.",
             "",

@@ -10,7 +10,8 @@ definitions as the C++ side (src/bench/stats.cpp):
   interval, the sign test, and a verdict: faster, slower, tied (within 2%)
   or undecided, with an estimate of the rounds that would decide it.
 
-Exact binomial sums throughout; tests check them against scipy."""
+Binomial sums term by term in logs, as on the C++ side; tests check them
+against hand-computed values and scipy."""
 
 from __future__ import annotations
 
@@ -23,26 +24,38 @@ MAX_ROUNDS = 100_000
 
 
 def _binom_half_cdf(k: int, n: int) -> float:
-    """P(Binomial(n, 1/2) <= k)."""
+    """P(Binomial(n, 1/2) <= k), term by term as the C++ side sums it:
+    C(n, i+1) = C(n, i) (n - i) / (i + 1), in logs."""
     if k < 0:
         return 0.0
     if k >= n:
         return 1.0
-    return min(1.0, sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
+    log_term, total = -n * math.log(2.0), 0.0
+    for i in range(k + 1):
+        total += math.exp(log_term)
+        log_term += math.log(n - i) - math.log(i + 1)
+    return min(total, 1.0)
 
 
 def median_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
     """(lo, hi, coverage): 0-based ranks of the sorted samples that bound the
     median's interval. lo is the largest index with P(B <= lo) <= (1 -
     confidence) / 2 for B ~ Binomial(n, 1/2); below 6 samples none reaches
-    95%, and [min, max] is given with the coverage it has."""
+    95%, and [min, max] is given with the coverage it has. O(lo): the
+    cumulative sum grows term by term."""
     if n <= 0:
         return 0, 0, 0.0
     half_alpha = (1 - confidence) / 2
+    log_term = -n * math.log(2.0)
+    cdf = math.exp(log_term)
     lo = 0
-    while 2 * (lo + 1) < n and _binom_half_cdf(lo + 1, n) <= half_alpha:
+    while 2 * (lo + 1) < n:
+        log_term += math.log(n - lo) - math.log(lo + 1)
+        if cdf + math.exp(log_term) > half_alpha:
+            break
+        cdf += math.exp(log_term)
         lo += 1
-    return lo, n - 1 - lo, 1 - 2 * _binom_half_cdf(lo, n)
+    return lo, n - 1 - lo, 1 - 2 * cdf
 
 
 def _median(v: list[float]) -> float:
@@ -62,13 +75,6 @@ class Summary:
     coverage: float  # of that interval: 0.95, or less below 6 samples
     min: float
     max: float
-
-    @property
-    def spread(self) -> float:
-        """The interval's half-width relative to the median."""
-        if self.median <= 0:
-            return 0.0
-        return max(self.median - self.median_low, self.median_high - self.median) / self.median
 
 
 def summarize(samples) -> Summary:
@@ -121,6 +127,8 @@ class Comparison:
         fewer. The rounds it has when decided."""
         if self.verdict != "undecided":
             return self.rounds
+        if not (self.low > 0 and self.ratio > 0):
+            return MAX_ROUNDS  # a zero time: nothing to scale
         m = abs(math.log(self.ratio))
         w = max(0.5 * (math.log(self.high) - math.log(self.low)), 1e-12)
 

@@ -120,7 +120,7 @@ def test_recommendation_decides_through_pairs():
     assert r.against.ratio == pytest.approx(1.05)
     assert r.auto_vs_best.ratio == pytest.approx(1.0)
     text = format_recommendations([r])
-    assert "5% faster than `staged`" in text and "1 of 1 rows decided" in text
+    assert "`staged` takes 5% longer" in text and "1 of 1 rows decided" in text
     assert "| shm (1.00x) |" in text
 
 

@@ -17,6 +17,7 @@
 #include "haloex/bench/record.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/field/field.hpp"
+#include "haloex/halo/strategy.hpp"
 #include "haloex/io/lb_io.hpp"
 #include "haloex/lb/solver.hpp"
 
@@ -231,8 +232,9 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
         sres[w].pinned = pinned;
       }
       std::vector<LbBenchResult> res(configs.size());
-      RoundsRule rule(Repetition{opt.steps, opt.repeats, opt.warmup, opt.precision, opt.budget_s}, comm,
-                      configs.size());
+      const Repetition rep{opt.steps, opt.repeats, opt.warmup, opt.precision, opt.budget_s};
+      check_repetition(rep);
+      RoundsRule rule(rep, comm, configs.size());
       // Configurations are rivals: ranked by time per update, 1 / MLUPS.
       const auto rank_now = [&] {
         std::vector<std::vector<double>> per_update(res.size());
@@ -294,6 +296,7 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
         x.threads = threads;
         x.config = config_name(configs[k]);
         x.lb = configs[k];
+        x.auto_choice = auto_choice_text(solvers[k]->strategy());
         x.pinned = pinned;
         x.summary = summarize(x.samples);
         x.rounds = rule.outcome();
@@ -389,8 +392,9 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
     j["global_size"] = r.size;
     j["lattice_sites"] = static_cast<double>(r.size[0] * r.size[1] * (ndim == 3 ? r.size[2] : 1));
     j["config"] = r.config;
+    if (!r.auto_choice.empty()) j["auto_choice"] = r.auto_choice;
     j["steps_per_sample"] = opt.steps;
-    put_rounds(j, opt.precision, opt.budget_s, r.rounds);
+    put_rounds(j, opt.precision, opt.budget_s, r.rounds, false);
     j["last_level_cache_bytes"] = llc;
     j["monitor"] = opt.monitor;
     j["threads_pinned"] = r.pinned;

@@ -86,6 +86,7 @@ std::vector<PingPongResult> run_pingpong_bench(MPI_Comm comm, const PingPongOpti
   check_repetition(rep);
   RoundsRule rule(rep, comm, sizes.size());
   std::vector<std::string> names;
+  names.reserve(sizes.size());
   for (size_t b : sizes) names.push_back(std::to_string(b) + " B");
   const auto rank_now = [&] { return all_within(samples, names, opt.precision); };
   for (int r = 0; rule.another(r, rank_now); ++r) {
@@ -143,7 +144,7 @@ std::vector<nlohmann::json> pingpong_records(MPI_Comm comm, const PingPongOption
     j["message_bytes"] = r.bytes;
     j["round_trips_per_sample"] = r.round_trips;
     j["warmup_round_trips"] = r.bytes >= opt.large_bytes ? opt.warmup_large : opt.warmup;
-    put_rounds(j, opt.precision, opt.budget_s, r.rounds);
+    put_rounds(j, opt.precision, opt.budget_s, r.rounds, false);
     put_samples(j, "latency_s", r.latency_s);
     j["bandwidth_bytes_per_s"] = r.bandwidth_bytes_per_s;
     out.push_back(std::move(j));

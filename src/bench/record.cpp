@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <random>
 
 #include "haloex/bench/placement.hpp"
 #include "haloex/bench/stats.hpp"
@@ -27,6 +28,23 @@ std::string mpi_library_version() {
   return s;
 }
 
+namespace {
+
+// One invocation's records share it, so that an analysis pairs samples of
+// the same rounds only (date_utc has one-second resolution). Rank 0's
+// random 64 bits, broadcast.
+std::string run_id(MPI_Comm comm) {
+  unsigned long long id = 0;
+  if (comm_rank(comm) == 0)
+    id = (static_cast<unsigned long long>(std::random_device{}()) << 32) ^ std::random_device{}();
+  mpi_check(MPI_Bcast(&id, 1, MPI_UNSIGNED_LONG_LONG, 0, comm), "MPI_Bcast");
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", id);
+  return text;
+}
+
+}  // namespace
+
 nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
@@ -46,7 +64,8 @@ nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark) {
                           {"ranks", comm_size(comm)},
                           {"threads_per_rank", max_threads},
                           {"threads_source", threads_source()},
-                          {"placement", placement(comm)}});
+                          {"placement", placement(comm)},
+                          {"run_id", run_id(comm)}});
   return j;
 }
 
@@ -78,9 +97,10 @@ void put_samples(nlohmann::json& j, const std::string& q, const std::vector<doub
   j["max_" + q] = s.max;
 }
 
-void put_rounds(nlohmann::json& j, double precision, double budget_s, const RoundsOutcome& rounds) {
+void put_rounds(nlohmann::json& j, double precision, double budget_s, const RoundsOutcome& rounds,
+                bool rotated) {
   j["rounds"] = rounds.rounds;
-  j["round_order"] = "rotated";
+  j["round_order"] = rotated ? "rotated" : "fixed";
   j["rounds_stop"] = rounds.stop;
   if (precision <= 0) return;
   j["rounds_target_ci"] = precision;

@@ -9,25 +9,30 @@ namespace haloex {
 
 namespace {
 
-// P(Binomial(n, 1/2) <= k), summed in log space so that n in the tens of
-// thousands neither overflows nor underflows.
+// P(Binomial(n, 1/2) <= k), term by term with C(n, i+1) = C(n, i) (n - i) /
+// (i + 1) in logs: O(k), and n in the tens of thousands neither overflows
+// nor underflows (the first terms underflow to 0, harmlessly).
 double binomial_half_cdf(size_t k, size_t n) {
   if (k >= n) return 1.0;
-  const double nn = static_cast<double>(n), log_half_n = -nn * std::log(2.0);
-  double sum = 0;
+  const double nn = static_cast<double>(n);
+  double log_term = -nn * std::log(2.0), sum = 0;
   for (size_t i = 0; i <= k; ++i) {
+    sum += std::exp(log_term);
     const double x = static_cast<double>(i);
-    sum += std::exp(std::lgamma(nn + 1) - std::lgamma(x + 1) - std::lgamma(nn - x + 1) + log_half_n);
+    log_term += std::log(nn - x) - std::log(x + 1);
   }
   return std::min(sum, 1.0);
 }
 
 constexpr size_t max_rounds_estimate = 100000;
 
+// Rounds for an interval of half-width width_now to narrow to width_needed
+// (as 1/sqrt(rounds)); always more than the n it has.
 size_t scaled_rounds(size_t n, double width_now, double width_needed) {
-  if (!(width_needed > 0)) return max_rounds_estimate;
   const double r = static_cast<double>(std::max<size_t>(n, 6)) * std::pow(width_now / width_needed, 2);
-  return static_cast<size_t>(std::min(std::ceil(r), static_cast<double>(max_rounds_estimate)));
+  if (!(width_needed > 0) || !std::isfinite(r)) return max_rounds_estimate;
+  return std::max(n + 1,
+                  static_cast<size_t>(std::min(std::ceil(r), static_cast<double>(max_rounds_estimate))));
 }
 
 }  // namespace
@@ -36,11 +41,20 @@ OrderInterval median_interval(size_t n, double confidence) {
   OrderInterval out;
   if (n == 0) return out;
   const double alpha_half = (1 - confidence) / 2;
+  // The cumulative sum term by term: lo is the last k with P(B <= k) <= alpha/2.
+  const double nn = static_cast<double>(n);
+  double log_term = -nn * std::log(2.0), cdf = std::exp(log_term);
   size_t lo = 0;
-  while (2 * (lo + 1) < n && binomial_half_cdf(lo + 1, n) <= alpha_half) ++lo;
+  while (2 * (lo + 1) < n) {
+    const double x = static_cast<double>(lo);
+    log_term += std::log(nn - x) - std::log(x + 1);
+    if (cdf + std::exp(log_term) > alpha_half) break;
+    cdf += std::exp(log_term);
+    ++lo;
+  }
   out.lo = lo;
   out.hi = n - 1 - lo;
-  out.coverage = 1 - 2 * binomial_half_cdf(lo, n);
+  out.coverage = 1 - 2 * cdf;
   return out;
 }
 
@@ -117,6 +131,7 @@ Comparison compare_paired(const std::vector<double>& a, const std::vector<double
 
 size_t rounds_to_decide(const Comparison& c, double tie) {
   if (c.verdict != Verdict::undecided) return c.rounds;
+  if (!(c.low > 0 && c.ratio > 0)) return max_rounds_estimate;  // a zero time: nothing to scale
   // In logs the interval is about symmetric around the median ratio.
   const double m = std::abs(std::log(c.ratio));
   const double w = std::max(0.5 * (std::log(c.high) - std::log(c.low)), 1e-12);
@@ -136,10 +151,14 @@ Ranking rank_candidates(const std::vector<std::vector<double>>& samples, const s
     if (!any || med[c] < med[out.leader]) out.leader = c;
     any = true;
   }
+  out.decided = !any;  // nothing to rank: nothing to decide
   if (!any) return out;
   std::ostringstream why;
   const Summary lead = summarize(samples[out.leader]);
-  if (precision > 0) {
+  if (precision > 0 && !(lead.median > 0)) {
+    out.rounds_needed = max_rounds_estimate;
+    why << names[out.leader] << "'s median is not positive";
+  } else if (precision > 0) {
     const double half = std::max(lead.median - lead.median_low, lead.median_high - lead.median) / lead.median;
     if (lead.coverage + 1e-12 < confidence_level || half > precision) {
       out.rounds_needed = scaled_rounds(lead.n, half, precision);
@@ -148,9 +167,10 @@ Ranking rank_candidates(const std::vector<std::vector<double>>& samples, const s
   }
   for (size_t c = 0; c < samples.size(); ++c) {
     if (c == out.leader) continue;
+    if (!ranked[c]) continue;  // references (serial, auto) run to the end
     const Comparison cmp = compare_paired(samples[c], samples[out.leader], tie);
     if (cmp.verdict == Verdict::slower) out.slower.push_back(c);
-    if (!ranked[c] || cmp.verdict == Verdict::slower || cmp.verdict == Verdict::tied) continue;
+    if (cmp.verdict == Verdict::slower || cmp.verdict == Verdict::tied) continue;
     const size_t need = rounds_to_decide(cmp, tie);
     if (need > out.rounds_needed) {
       out.rounds_needed = need;

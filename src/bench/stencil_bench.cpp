@@ -98,6 +98,7 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
               const double n = static_cast<double>(h.exchanges);
               t[3] = h.pack_s / n, t[4] = h.mpi_s() / n, t[5] = h.unpack_s / n;
               c.result.resolved_strategy = s->resolved_name();
+              c.result.auto_choice = auto_choice_text(*s);
             }
           },
           c.app);
@@ -119,7 +120,8 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
                     rule.round_text(r));
       bw.copy_bytes_per_s.push_back(copy.measure(comm, 3));
     };
-    // The serial reference is not a choice, and `auto` is ranked as what it chose.
+    // The serial reference is not a choice, and `auto` runs one of the others:
+    // neither is ranked, both run to the end, as references.
     const auto rank_now = [&] {
       std::vector<std::vector<double>> samples;
       std::vector<bool> ranked;
@@ -194,6 +196,12 @@ std::string format_stencil_table(const StencilBenchOptions& opt, int ranks, cons
       opt.iterations, r.results.empty() ? opt.repeats : r.results.front().rounds.rounds, ranks,
       static_cast<int>(2 * element_size(opt.type)));
   s += line;
+  if (opt.precision > 0 && !r.results.empty()) {
+    const RoundsOutcome& o = r.results.front().rounds;
+    s += "# rounds until decided (--ci): " +
+         (o.stop == "decided" ? std::string("decided") : "undecided, stopped by " + o.stop) +
+         (o.ranking.why.empty() ? "" : ": " + o.ranking.why) + "\n";
+  }
   long nz = -1;
   for (const StencilBenchResult& x : r.results) {
     if (x.nz != nz) {
@@ -250,7 +258,7 @@ std::vector<nlohmann::json> stencil_bench_records(MPI_Comm comm, const StencilBe
         static_cast<double>(opt.nx) * static_cast<double>(opt.ny) * static_cast<double>(x.nz);
     j["precision"] = to_string(opt.type);
     j["iterations_per_sample"] = opt.iterations;
-    put_rounds(j, opt.precision, opt.budget_s, x.rounds);
+    put_rounds(j, opt.precision, opt.budget_s, x.rounds, true);
     j["process_grid"] = {x.procs[0], x.procs[1]};
     j["local_extent"] = {x.local[0], x.local[1], x.nz};
     j["halo_width"] = stencil::halo_width;
@@ -262,6 +270,7 @@ std::vector<nlohmann::json> stencil_bench_records(MPI_Comm comm, const StencilBe
       // Per exchange, as bench halo reports them: the halo time of a run
       // over its exchanges (one per iteration) is the call's total.
       j["resolved_strategy"] = x.resolved_strategy;
+      if (!x.auto_choice.empty()) j["auto_choice"] = x.auto_choice;
       put_halo_phases(j, x.pack_s, x.mpi_s, x.unpack_s, x.halo.median / static_cast<double>(opt.iterations),
                       x.halo_bytes);
     }

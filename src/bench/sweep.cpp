@@ -19,17 +19,16 @@ void check_repetition(const Repetition& r) {
 }
 
 RoundsRule::RoundsRule(const Repetition& rep, MPI_Comm comm, size_t n)
-    : rep_(rep), comm_(comm), active_(n, 1) {
-  start_ = MPI_Wtime();
-}
+    : rep_(rep), comm_(comm), active_(n, 1) {}
 
 bool RoundsRule::another(int done, const std::function<Ranking()>& rank_now) {
   out_.rounds = done;
+  if (done == 0) start_ = MPI_Wtime();  // the budget counts rounds, not the warm-up before them
   if (rep_.precision <= 0) return done < rep_.repeats;
   // Rank 0 decides: only it holds the slowest rank's samples.
   // One broadcast: whether to go on (0) or why not, then which candidates run.
   static constexpr std::array<const char*, 4> stops{"", "decided", "budget", "max-repeats"};
-  std::vector<char> msg(active_.size() + 1, 0);
+  std::vector<unsigned char> msg(active_.size() + 1, 0);
   if (comm_rank(comm_) == 0) {
     std::string stop;
     if (done >= rep_.repeats) {
@@ -41,10 +40,10 @@ bool RoundsRule::another(int done, const std::function<Ranking()>& rank_now) {
     const double elapsed = MPI_Wtime() - start_, per_round = done > 0 ? elapsed / done : 0;
     if (stop.empty() && done >= rep_.repeats && elapsed + per_round > rep_.budget_s) stop = "budget";
     if (stop.empty() && done >= rep_.max_repeats) stop = "max-repeats";
-    msg[0] = static_cast<char>(std::find(stops.begin(), stops.end(), stop) - stops.begin());
+    msg[0] = static_cast<unsigned char>(std::find(stops.begin(), stops.end(), stop) - stops.begin());
     std::copy(active_.begin(), active_.end(), msg.begin() + 1);
   }
-  mpi_check(MPI_Bcast(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, comm_), "MPI_Bcast");
+  mpi_check(MPI_Bcast(msg.data(), static_cast<int>(msg.size()), MPI_UNSIGNED_CHAR, 0, comm_), "MPI_Bcast");
   std::copy(msg.begin() + 1, msg.end(), active_.begin());
   if (msg[0] == 0) return true;
   out_.stop = stops[static_cast<size_t>(msg[0])];

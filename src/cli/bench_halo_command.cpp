@@ -118,7 +118,8 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
   add_repetition_options(*cmd, a->iterations, a->repeats, a->warmup,
-                         {"Exchanges timed per sample", "Samples per strategy (strategies interleaved)",
+                         {"Exchanges timed per sample",
+                          "Rounds: every strategy once per round, interleaved (with --ci: the fewest)",
                           "Untimed exchanges per strategy before timing"});
   add_precision_options(*cmd, a->ci, a->budget_s);
   cmd->add_option("-s,--strategies", a->strategies,

@@ -19,7 +19,7 @@ namespace {
 
 class Auto final : public Strategy {
  public:
-  Auto(const Plan& plan, std::string_view name, AutoOptions opt) : Strategy(plan, name) {
+  Auto(const Plan& plan, std::string_view name, const AutoOptions& opt) : Strategy(plan, name) {
     if (opt.samples < 1 || opt.max_calls < 1 || opt.max_rounds < 1 || !(opt.sample_s > 0) ||
         !(opt.budget_s > 0))
       throw InputError("auto: samples, max_calls, max_rounds, sample_s and budget_s must be positive");
@@ -155,7 +155,7 @@ class Auto final : public Strategy {
   // registry lists the simpler strategies first); then the text that says
   // how sure it is.
   std::vector<size_t> settle(const std::vector<std::unique_ptr<Strategy>>& cands, size_t leader,
-                             std::vector<size_t> tied, int rounds, const std::string& stop) {
+                             const std::vector<size_t>& tied, int rounds, const std::string& stop) {
     size_t chosen = leader;
     if (stop == "decided")
       for (size_t c : tied) chosen = std::min(chosen, c);  // candidates are in registry order
@@ -233,8 +233,8 @@ class Auto final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_auto(const Plan& plan, AutoOptions options) {
-  return std::make_unique<Auto>(plan, "auto", std::move(options));
+std::unique_ptr<Strategy> make_auto(const Plan& plan, const AutoOptions& options) {
+  return std::make_unique<Auto>(plan, "auto", options);
 }
 
 std::unique_ptr<Strategy> make_auto_default(const Plan& plan, std::string_view name) {

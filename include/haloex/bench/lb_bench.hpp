@@ -71,7 +71,8 @@ struct LbBenchResult {
   std::string
       config;       ///< "stream", "stream-q<q>" or kernel/layout/strategy/overlap/collision/schedule/geometry
   lb::LbConfig lb;  ///< the configuration's settings (not for the sweeps)
-  std::string pinned;                   ///< where the threads ran (pin_team)
+  std::string auto_choice;  ///< with strategy `auto`: what it chose and how sure it was (auto_choice_text)
+  std::string pinned;       ///< where the threads ran (pin_team)
   std::vector<double> samples;          ///< MLUPS per sample (stream: bytes/s)
   RoundsOutcome rounds;                 ///< how many rounds ran and why they stopped
   Summary summary;                      ///< statistics of samples

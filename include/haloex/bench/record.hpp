@@ -23,7 +23,8 @@ nlohmann::json build_facts();
 std::string version_text();
 
 /// Metadata every record carries: tool version, git commit, MPI library and
-/// standard version, host, UTC date, ranks, OpenMP threads and what chose
+/// standard version, host, UTC date, a random id shared by one invocation's
+/// records ("run_id"), ranks, OpenMP threads and what chose
 /// their number ("threads_source": "OMP_NUM_THREADS" or "affinity", see
 /// threads_source), build type, and where every rank ran ("placement": see
 /// placement()). Collective over comm.
@@ -34,13 +35,15 @@ nlohmann::json run_metadata(MPI_Comm comm, const std::string& benchmark);
 /// [low, high]), `mean_q`, `stddev_q`, `min_q`, `max_q`. The name carries the unit, e.g. "latency_s".
 void put_samples(nlohmann::json& record, const std::string& q, const std::vector<double>& samples);
 
-/// How the rounds of a case ran: "rounds" (samples per candidate, taken in
-/// the same rounds, so sample i of two candidates is a pair), "round_order"
-/// ("rotated": each round starts one candidate later), "rounds_stop"
-/// ("fixed", "decided", "budget", "max-repeats"); with --ci also
-/// "rounds_target_ci", "rounds_budget_s", "ranking_decided", "rounds_needed"
-/// and "ranking_open" (what was still undecided).
-void put_rounds(nlohmann::json& record, double precision, double budget_s, const RoundsOutcome& rounds);
+/// How the rounds of a case ran: "rounds" (rounds run; sample i of every
+/// candidate is from round i, so two candidates' samples pair; one that left
+/// the race has fewer), "round_order" ("rotated": each round starts one
+/// candidate later; "fixed"), "rounds_stop" ("fixed", "decided", "budget",
+/// "max-repeats"); with --ci also "rounds_target_ci", "rounds_budget_s",
+/// "ranking_decided", "rounds_needed" and "ranking_open" (what was still
+/// undecided).
+void put_rounds(nlohmann::json& record, double precision, double budget_s, const RoundsOutcome& rounds,
+                bool rotated);
 
 /// Where the time of a halo exchange went, per call, each sample the slowest
 /// rank's: packing (local copies included), MPI (posting to completion,

@@ -97,9 +97,9 @@ struct Ranking {
 };
 
 /// Rank candidates (samples[c] per round, from the first round on; only
-/// those with ranked[c] may lead) and say whether more rounds are needed.
-/// Every candidate, ranked or not, that is decidedly slower than the leader
-/// is listed in `slower`. `precision` is the relative half-width
+/// those with ranked[c] take part) and say whether more rounds are needed.
+/// Ranked candidates decidedly slower than the leader are listed in
+/// `slower`. With nothing ranked there is nothing to decide: decided. `precision` is the relative half-width
 /// the leader's median interval must reach (0: none asked).
 Ranking rank_candidates(const std::vector<std::vector<double>>& samples, const std::vector<bool>& ranked,
                         const std::vector<std::string>& names, double precision, double tie = tie_tolerance);

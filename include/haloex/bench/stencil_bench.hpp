@@ -62,6 +62,7 @@ struct StencilBenchResult {
   Summary pack, mpi, unpack;
   /// @}
   std::string resolved_strategy;      ///< what `auto` chose, else the strategy itself
+  std::string auto_choice;            ///< `auto`: what it chose and how sure it was (auto_choice_text)
   RoundsOutcome rounds;               ///< how many rounds ran at this nz and why they stopped
   double updates_per_s = 0;           ///< global values * iterations / median work time
   double roofline_updates_per_s = 0;  ///< median copy bandwidth / bytes per update

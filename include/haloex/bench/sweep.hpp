@@ -1,8 +1,9 @@
 #pragma once
-// The skeleton that `bench halo` and `bench stencil` share: how often each
-// candidate runs (-i, -r, -x), which candidates take part, and the
-// interleaved sweep that times them, with a fixed number of rounds or as
-// many as it takes to decide which is fastest.
+// The skeleton the benchmarks share: how often each candidate runs (-i, -r,
+// -x, --ci, --budget), which candidates take part, the rule that decides
+// after each round whether another is needed (all of them), and the
+// interleaved sweep that times the candidates (`bench halo` and `bench
+// stencil`; `bench lb` and `bench pingpong` run their own loops).
 #include <mpi.h>
 
 #include <functional>
@@ -64,7 +65,7 @@ class RoundsRule {
   MPI_Comm comm_;
   double start_ = 0;
   RoundsOutcome out_;
-  std::vector<char> active_;
+  std::vector<unsigned char> active_;
 };
 
 /// The candidates asked for by name, or, when none are, `always` followed by

@@ -168,7 +168,7 @@ struct AutoOptions {
 /// defaults). Collective: times every other registered strategy that can
 /// serve the plan on scratch copies of its fields, keeps the fastest by the
 /// median of the slowest rank's time, and frees the rest.
-std::unique_ptr<Strategy> make_auto(const Plan& plan, AutoOptions options = {});
+std::unique_ptr<Strategy> make_auto(const Plan& plan, const AutoOptions& options = {});
 
 /// How `shm` finds the ranks it shares memory with.
 struct ShmOptions {
