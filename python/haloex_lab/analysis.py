@@ -179,6 +179,7 @@ class Recommendation:
     auto_chose: str = ""
     noisy: bool = False  # the leader's spread exceeds the campaign's calibration
     auto_vs_best: Comparison | None = None  # auto's samples over the leader's, same rounds
+    leader: HaloPoint | None = None  # the fastest strategy's point
 
     @property
     def decided(self) -> bool:
@@ -213,6 +214,7 @@ def recommend(points: list[HaloPoint], label: str) -> Recommendation | None:
     rounds = max(len(p.record["time_per_call_s"]) for p in ranked)
     rec = _recommend_ranked(ranked, label, rounds, chose)
     best = next(p for p in ranked if p.strategy == rec.fastest)
+    rec.leader = best
     if auto and _paired([auto[0], best]):
         rec.auto_vs_best = compare_paired(auto[0].record["time_per_call_s"], best.record["time_per_call_s"])
     return rec
@@ -245,7 +247,7 @@ def _recommend_ranked(ranked: list[HaloPoint], label: str, rounds: int, chose: s
             label, best.strategy, best.time.median, "only one", [], "-", None, rounds, 0, auto_chose=chose
         )
     if not _paired(ranked):
-        c = compare_paired([1.0], [1.0])
+        c = None
         return Recommendation(
             label,
             best.strategy,
@@ -391,17 +393,8 @@ def recommendations(sweeps: dict, strong: dict, cal: Calibration | None = None) 
             out.append(recommend(pts, label))
     out = [r for r in out if r]
     if cal:
-        for r, pts in zip(out, _leaders(sweeps, strong, out), strict=True):
-            r.noisy = pts is not None and cal.exceeded_by(pts.record["time_per_call_s"])
-    return out
-
-
-def _leaders(sweeps: dict, strong: dict, recs: list[Recommendation]) -> list[HaloPoint | None]:
-    """The point of each recommendation's leader (same order as recs)."""
-    pool = [p for series in [*sweeps.values(), *strong.values()] for pts in series.values() for p in pts]
-    out = []
-    for r in recs:
-        out.append(next((p for p in pool if p.strategy == r.fastest and p.time.median == r.median_s), None))
+        for r in out:
+            r.noisy = r.leader is not None and cal.exceeded_by(r.leader.record["time_per_call_s"])
     return out
 
 
