@@ -23,9 +23,11 @@ inline constexpr double tie_tolerance = 0.02;
 /// Below 6 samples no such pair reaches 95%: then [min, max], with the
 /// coverage it has (1 - 2^(1-n)).
 struct OrderInterval {
-  size_t lo = 0, hi = 0;
-  double coverage = 0;
+  size_t lo = 0;        ///< index of the lower bound among the sorted samples
+  size_t hi = 0;        ///< index of the upper bound
+  double coverage = 0;  ///< probability that [x_lo, x_hi] holds the median
 };
+/// The pair of order statistics for n samples (lo = hi = 0 for none).
 OrderInterval median_interval(size_t n, double confidence = confidence_level);
 
 /// Summary of a set of samples. `stddev` is the population standard
@@ -67,12 +69,17 @@ const char* verdict_name(Verdict v);
 /// p-value, and the verdict. Both vectors hold one sample per round, in the
 /// same order (shorter one decides the rounds).
 struct Comparison {
-  size_t rounds = 0;
-  double ratio = 1, low = 1, high = 1, coverage = 0;
-  size_t a_faster = 0;  ///< rounds with a[i] < b[i]
-  double p_sign = 1;
-  Verdict verdict = Verdict::undecided;
+  size_t rounds = 0;                     ///< rounds compared (pairs)
+  double ratio = 1;                      ///< median of the per-round ratios a[i] / b[i]
+  double low = 1;                        ///< lower bound of the ratio's interval
+  double high = 1;                       ///< upper bound of the ratio's interval
+  double coverage = 0;                   ///< coverage of [low, high]
+  size_t a_faster = 0;                   ///< rounds with a[i] < b[i]
+  double p_sign = 1;                     ///< two-sided sign test's p-value
+  Verdict verdict = Verdict::undecided;  ///< what the interval says
 };
+/// Compare A with B round by round (see Comparison); `tie` is the relative
+/// band within which the two count as tied.
 Comparison compare_paired(const std::vector<double>& a, const std::vector<double>& b,
                           double tie = tie_tolerance);
 

@@ -37,7 +37,7 @@ void check_repetition(const Repetition& r);
 
 /// How the rounds of one case ended, for the record.
 struct RoundsOutcome {
-  int rounds = 0;
+  int rounds = 0;  ///< rounds run
   /// "fixed" (-r rounds), "decided", "budget" or "max-repeats".
   std::string stop = "fixed";
   Ranking ranking;  ///< the last ranking (rank 0's; with --ci only)
@@ -51,11 +51,14 @@ struct RoundsOutcome {
 /// every rank the answer, so all run the same candidates in the same rounds.
 class RoundsRule {
  public:
+  /// Rounds of `n` candidates as `rep` says; the clock of the budget starts
+  /// at the first call of another().
   RoundsRule(const Repetition& rep, MPI_Comm comm, size_t n);
   /// True when round `done` (0-based: `done` rounds are complete) should run.
   bool another(int done, const std::function<Ranking()>& rank_now);
   /// Whether candidate c runs in the next round.
   bool active(size_t c) const { return active_[c] != 0; }
+  /// How the rounds ended so far (final once another() returned false).
   const RoundsOutcome& outcome() const { return out_; }
   /// "3/5" with fixed rounds, "3 (at least 5, until decided or 60 s)" with --ci.
   std::string round_text(int round) const;
