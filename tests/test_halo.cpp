@@ -487,6 +487,56 @@ TEST(AutoStrategy, TiesGoToTheFirstRegisteredAndUndecidedSaysSo) {
       << open->decision();
 }
 
+// The chosen strategy's exchanges turn 10x slower in the middle of a run:
+// with recheck_every, auto notices at the second check in a row (one slow
+// window could be a blip), races again, runs the
+// new winner, says so, keeps counting the time of both, and the halos stay
+// exact. As long as the time holds still it keeps its choice.
+TEST(AutoStrategy, ReDecidesWhenTheExchangeTimeDrifts) {
+  const DecompositionSpec spec = spec_of(3, false);
+  Decomposition dec(MPI_COMM_WORLD, spec);
+  Field<double> f(dec, 19, 1, Layout::aos);
+  Plan plan(dec, {FieldSpec::of(f)});
+  bool drifted = false;
+  AutoOptions o;
+  o.sample_s = 1e-5;
+  o.recheck_every = 4;
+  o.timing = [&drifted](std::string_view name, double) {
+    if (name == "sendrecv") return drifted ? 10.0 : 1.0;
+    return name == "persistent" ? 2.0 : 5.0;
+  };
+  auto s = make_auto(plan, o);
+  ASSERT_EQ(s->resolved_name(), "sendrecv");
+  FieldView v = f.view();
+  auto run = [&](int calls) {
+    for (int i = 0; i < calls; ++i) {
+      initialise(f, dec);
+      s->exchange({&v, 1});
+    }
+  };
+  run(12);  // three windows of the same time: the first sets the baseline
+  EXPECT_EQ(s->resolved_name(), "sendrecv");
+  EXPECT_EQ(s->decision().find("raced again"), std::string::npos) << s->decision();
+  drifted = true;
+  run(4);  // one window beyond the threshold: it could be a blip
+  EXPECT_EQ(s->resolved_name(), "sendrecv");
+  run(3);  // within a window: nothing checked yet
+  EXPECT_EQ(s->resolved_name(), "sendrecv");
+  run(1);  // the second in a row: a drift
+  EXPECT_EQ(s->resolved_name(), "persistent");
+  EXPECT_NE(
+      s->decision().find("after 20 exchanges sendrecv took 10.00x its first 4: raced again, now persistent"),
+      std::string::npos)
+      << s->decision();
+  EXPECT_EQ(s->times().exchanges, 20);
+  EXPECT_EQ(auto_choice_text(*s).rfind("auto chose persistent", 0), 0u) << auto_choice_text(*s);
+  run(1);
+  EXPECT_EQ(s->times().exchanges, 21);
+  EXPECT_EQ(global_sum(count_wrong(f, dec, {}, "auto"), MPI_COMM_WORLD), 0);
+  s->reset_times();
+  EXPECT_EQ(s->times().exchanges, 0);
+}
+
 // --- shm: node neighbours through shared memory, the rest through MPI --------
 
 // node_size 0 puts every rank on the (real) node; 1 makes every rank a node

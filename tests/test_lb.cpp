@@ -193,6 +193,8 @@ TEST(LbConfig, ParsesAndRejects) {
       msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\noverlap = \"interior\"\n").find("use halo = "),
       std::string::npos);
   EXPECT_EQ(msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\n"), "no error");
+  EXPECT_NE(msg("[run]\nauto_recheck = -5\n").find("run.auto_recheck must be >= 0"), std::string::npos);
+  EXPECT_EQ(parse_lb_config("", "t.toml", {"run.auto_recheck=100"}).auto_recheck, 100);
 }
 
 namespace {
@@ -572,6 +574,9 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
           c.layout = (v >> 2) & 1 ? Layout::aos : Layout::soa;
           // Half the interior-overlap cases drive MPI progress after every row.
           c.mpi_progress_rows = (v >> 1) & 1 ? 1 : 0;
+          // Half the auto cases re-check their choice every 15 steps (and
+          // race again wherever the machine drifts by more than 10%).
+          c.auto_recheck = strategy == "auto" && (v & 2) ? 15 : 0;
           c.field_memory = memory;
           // The one combination the input check refuses for node memory.
           if (memory == FieldMemory::node && c.kernel == Kernel::aa && c.halo == HaloMode::full &&

@@ -215,6 +215,8 @@ void write_results(lb::Solver& solver, const lb::LbConfig& cfg, const Outcome& o
                 m.step, m.rho_min, m.rho_max, std::sqrt(m.u2_max), std::sqrt(m.u2_max / lb::cs2),
                 solver.monitor().reductions());
   std::cout << Timers::format(rows) << std::flush;
+  if (cfg.strategy == "auto" && cfg.auto_recheck > 0)
+    std::cout << "# halo at the end: " << auto_choice_text(solver.strategy()) << "\n" << std::flush;
   if (cfg.summary.empty()) return;
   j["case"] = cfg.source;
   j["config"] = lb::config_json(cfg);

@@ -19,21 +19,46 @@ namespace {
 
 class Auto final : public Strategy {
  public:
-  Auto(const Plan& plan, std::string_view name, const AutoOptions& opt) : Strategy(plan, name) {
+  Auto(const Plan& plan, std::string_view name, const AutoOptions& opt) : Strategy(plan, name), opt_(opt) {
     if (opt.samples < 1 || opt.max_calls < 1 || opt.max_rounds < 1 || !(opt.sample_s > 0) ||
-        !(opt.budget_s > 0))
-      throw InputError("auto: samples, max_calls, max_rounds, sample_s and budget_s must be positive");
-    MPI_Comm comm = plan.decomposition().comm();
-    // Scratch fields of the plan's shapes, allocated as Field allocates:
-    // timing on the caller's fields could change them (a transposed plan
-    // writes into the interior), `shm` runs another way on node memory, and
-    // strided copies run slower on 4 KiB pages than on a heap field's huge
-    // pages (which once made auto prefer staged-types where shm was faster).
-    agree_on_memory(plan, comm);
+        !(opt.budget_s > 0) || opt.recheck_every < 0 || !(opt.drift > 0))
+      throw InputError(
+          "auto: samples, max_calls, max_rounds, sample_s, budget_s and drift must be positive, "
+          "recheck_every >= 0");
+    agree_on_memory(plan, plan.decomposition().comm());
+    choose();
+    decision_ = last_race_;
+    forward_only();
+  }
+
+  std::string decision() const override { return decision_; }
+  std::string_view resolved_name() const override { return chosen_->name(); }
+  std::vector<CandidateTime> candidates() const override { return measured_; }
+  const HaloTimes& times() const override {
+    if (past_.exchanges == 0) return chosen_->times();
+    combined_ = sum(past_, chosen_->times());
+    return combined_;
+  }
+  void reset_times() override {
+    chosen_->reset_times();
+    past_ = HaloTimes{};
+    window_ = HaloTimes{};
+  }
+
+ private:
+  // Times every candidate on scratch fields of the plan's shapes and keeps
+  // the fastest in chosen_ (collective). Scratch fields are allocated as
+  // Field allocates: timing on the caller's fields could change them (a
+  // transposed plan writes into the interior), `shm` runs another way on
+  // node memory, and strided copies run slower on 4 KiB pages than on a heap
+  // field's huge pages (which once made auto prefer staged-types where shm
+  // was faster).
+  void choose() {
+    MPI_Comm comm = plan_.decomposition().comm();
     std::vector<std::unique_ptr<std::byte[], AlignedFree>> scratch;
     std::vector<std::unique_ptr<NodeMemory>> node_scratch;
     std::vector<FieldView> views;
-    for (const FieldSpec& f : plan.fields()) {
+    for (const FieldSpec& f : plan_.fields()) {
       const size_t bytes = static_cast<size_t>(f.shape.elements()) * element_size(f.shape.type);
       if (f.memory == FieldMemory::node) {
         node_scratch.push_back(NodeMemory::per_node(comm, bytes));
@@ -43,7 +68,7 @@ class Auto final : public Strategy {
         views.push_back(FieldView{f.shape, scratch.back().get()});
       }
     }
-    std::vector<std::unique_ptr<Strategy>> cands = candidates_for(plan, comm, make_auto_default);
+    std::vector<std::unique_ptr<Strategy>> cands = candidates_for(plan_, comm, make_auto_default);
     if (cands.empty()) throw InputError("auto: no registered strategy can serve this plan");
 
     auto exchange = [&](Strategy& s, int calls) {
@@ -59,23 +84,71 @@ class Auto final : public Strategy {
     std::vector<int> calls(cands.size());
     for (size_t c = 0; c < cands.size(); ++c)
       calls[c] =
-          std::clamp(static_cast<int>(std::ceil(opt.sample_s / std::max(once[c], 1e-9))), 1, opt.max_calls);
+          std::clamp(static_cast<int>(std::ceil(opt_.sample_s / std::max(once[c], 1e-9))), 1, opt_.max_calls);
     views_ = views;
-    const std::vector<size_t> order = race(cands, calls, comm, opt);
-    views_.clear();  // the scratch goes with this constructor
+    const std::vector<size_t> order = race(cands, calls, comm);
+    views_.clear();  // the scratch goes with this function
+    measured_.clear();
     for (size_t c : order) measured_.push_back({std::string(cands[c]->name()), median_of(samples_[c])});
+    noise_ = round_to_round(samples_[order.front()]);
     chosen_ = std::move(cands[order.front()]);
     chosen_->reset_times();
-    forward_only();
+    window_ = HaloTimes{};
+    windows_.clear();
   }
 
-  std::string decision() const override { return decision_; }
-  std::string_view resolved_name() const override { return chosen_->name(); }
-  std::vector<CandidateTime> candidates() const override { return measured_; }
-  const HaloTimes& times() const override { return chosen_->times(); }
-  void reset_times() override { chosen_->reset_times(); }
+  // The median |ln(x[i+1] / x[i])| over consecutive rounds: how much one
+  // candidate's time moves from round to round (as the report's calibration).
+  static double round_to_round(const std::vector<double>& x) {
+    std::vector<double> d;
+    for (size_t i = 1; i < x.size(); ++i)
+      if (x[i] > 0 && x[i - 1] > 0) d.push_back(std::fabs(std::log(x[i] / x[i - 1])));
+    return median_of(d);
+  }
 
- private:
+  static HaloTimes sum(const HaloTimes& a, const HaloTimes& b) {
+    return {a.begin_s + b.begin_s, a.end_s + b.end_s, a.pack_s + b.pack_s, a.unpack_s + b.unpack_s,
+            a.exchanges + b.exchanges};
+  }
+
+  // Every recheck_every exchanges (the same count on every rank): the
+  // slowest rank's time per exchange over them, one window. The first
+  // window after a choice is the baseline; the race runs again when the
+  // last two windows both lie beyond it, on the same side, by more than the
+  // threshold: opt_.drift, three times the race's round-to-round variation,
+  // and three times the windows' own variation before those two.
+  void recheck() {
+    if (opt_.recheck_every == 0 || ++since_check_ < opt_.recheck_every) return;
+    since_check_ = 0;
+    const HaloTimes& now = chosen_->times();
+    // reset_times() by the caller restarts the window
+    const bool reset = now.exchanges < window_.exchanges;
+    const double seconds = now.begin_s + now.end_s - (reset ? 0 : window_.begin_s + window_.end_s);
+    const long calls = now.exchanges - (reset ? 0 : window_.exchanges);
+    window_ = now;
+    double per = calls > 0 ? seconds / static_cast<double>(calls) : 0;
+    if (opt_.timing) per = opt_.timing(chosen_->name(), per);
+    MPI_Comm comm = plan_.decomposition().comm();
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, &per, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+    exchanges_ += opt_.recheck_every;
+    windows_.push_back(std::max(per, 1e-12));
+    const size_t n = windows_.size();
+    if (n < 3) return;
+    const std::vector<double> before_last(windows_.begin(), windows_.end() - 2);
+    const double limit = std::max({opt_.drift, 3 * noise_, 3 * round_to_round(before_last)});
+    const double a = std::log(windows_[n - 2] / windows_[0]), b = std::log(windows_[n - 1] / windows_[0]);
+    if (!(std::fabs(a) > limit && std::fabs(b) > limit && (a > 0) == (b > 0))) return;
+    const std::string before(chosen_->name());
+    const double factor = windows_.back() / windows_.front();
+    past_ = sum(past_, chosen_->times());
+    choose();
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(2) << "; after " << exchanges_ << " exchanges " << before
+         << " took " << factor << "x its first " << opt_.recheck_every << ": raced again, "
+         << (chosen_->name() == before ? "kept " : "now ") << chosen_->name() << " (" << last_race_ << ")";
+    decision_ += text.str();
+  }
+
   // Node scratch is allocated collectively: every rank must want it for the
   // same fields, or the ranks would pair up unrelated collectives.
   static void agree_on_memory(const Plan& plan, MPI_Comm comm) {
@@ -98,7 +171,8 @@ class Auto final : public Strategy {
   // same samples and reaches the same decision. Returns the candidates in
   // the order of the choice: the chosen one first, then by median.
   std::vector<size_t> race(std::vector<std::unique_ptr<Strategy>>& cands, const std::vector<int>& calls,
-                           MPI_Comm comm, const AutoOptions& opt) {
+                           MPI_Comm comm) {
+    const AutoOptions& opt = opt_;
     const size_t n = cands.size();
     samples_.assign(n, {});
     std::vector<size_t> racing(n);
@@ -183,7 +257,7 @@ class Auto final : public Strategy {
       text << "; next " << cands[next]->name() << " " << c.ratio << "x [" << c.low << ", " << c.high
            << "] over " << c.rounds << " paired rounds";
     }
-    decision_ = text.str();
+    last_race_ = text.str();
     return order;
   }
 
@@ -221,11 +295,24 @@ class Auto final : public Strategy {
   }
 
   void do_begin(std::span<const FieldView> fields) override { chosen_->begin(fields); }
-  void do_end(std::span<const FieldView>) override { chosen_->end(); }
+  void do_end(std::span<const FieldView>) override {
+    chosen_->end();
+    recheck();
+  }
   void do_progress() override { chosen_->progress(); }
 
+  AutoOptions opt_;
   std::unique_ptr<Strategy> chosen_;
   std::vector<CandidateTime> measured_;
+  std::string last_race_;  // how the last race ended
+  double noise_ = 0;       // the chosen one's round-to-round variation in that race
+  // Re-deciding: exchanges since the last check and in all, the chosen
+  // one's times at the last check, the times of the strategies chosen
+  // before, and each window's time per exchange since the choice.
+  long since_check_ = 0, exchanges_ = 0;
+  HaloTimes window_, past_;
+  mutable HaloTimes combined_;
+  std::vector<double> windows_;
   std::vector<FieldView> views_;              // the scratch fields, while racing
   std::vector<std::vector<double>> samples_;  // per candidate, one per round it ran
   std::string decision_;

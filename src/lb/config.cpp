@@ -241,6 +241,11 @@ const std::map<std::string, std::vector<Key>>& keys() {
          shown(&LbConfig::layout)},
         {"strategy", "halo strategy by name (see `haloex info`); auto times them all and runs the fastest",
          [](auto& n, auto& c, auto& w) { c.strategy = as_string(n, w); }, shown(&LbConfig::strategy)},
+        {"auto_recheck",
+         "with strategy = auto: every this many steps compare the exchange's time with that of the first "
+         "such stretch, and when two stretches in a row have drifted the same way by more than 10% and more "
+         "than the noise, race the strategies again and run the new winner (docs/lb.md); 0: never",
+         [](auto& n, auto& c, auto& w) { c.auto_recheck = as_long(n, w); }, shown(&LbConfig::auto_recheck)},
         {"overlap", "none, interior or map",
          [](auto& n, auto& c, auto& w) { c.overlap = parse_choice<Overlap>(as_string(n, w), w); },
          shown(&LbConfig::overlap)},
@@ -494,6 +499,7 @@ void validate(const LbConfig& c) {
   }
   if (c.steps < 0) bad(s, "run.steps must be >= 0");
   if (c.mpi_progress_rows < 0) bad(s, "run.mpi_progress_rows must be >= 0 (0: off)");
+  if (c.auto_recheck < 0) bad(s, "run.auto_recheck must be >= 0 (0: never)");
   // In node memory `shm` reads a neighbour's populations while they are in
   // place; during an overlapped AA step the kernel rewrites populations of
   // the boundary layer that a full halo sends (never ones a reduced halo does).
@@ -555,6 +561,7 @@ nlohmann::json config_json(const LbConfig& c) {
   j["kernel"] = to_string(c.kernel);
   j["layout"] = to_string(c.layout);
   j["strategy"] = c.strategy;
+  j["auto_recheck"] = c.auto_recheck;
   j["overlap"] = to_string(c.overlap);
   j["mpi_progress_rows"] = c.mpi_progress_rows;
   j["halo"] = to_string(c.halo);

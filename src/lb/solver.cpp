@@ -97,6 +97,15 @@ Split split(long n, bool remote) {
   return s;
 }
 
+// The halo strategy by name; `auto` re-checks its choice every `recheck`
+// exchanges (run.auto_recheck).
+std::unique_ptr<Strategy> strategy_for(const std::string& name, const Plan& plan, long recheck) {
+  if (name != "auto" || recheck == 0) return make_strategy(name, plan);
+  AutoOptions opt;
+  opt.recheck_every = recheck;
+  return make_auto(plan, opt);
+}
+
 // Dimensions the kernels wrap: periodic, and this rank's whole.
 std::array<bool, 3> wrapped_dims(const LbConfig& c, const Decomposition& dec) {
   std::array<bool, 3> w{false, false, false};
@@ -245,14 +254,16 @@ struct Solver::Impl {
     mpi_check(MPI_Allreduce(&fluid, &fluid_global, 1, MPI_LONG, MPI_SUM, dec.comm()), "MPI_Allreduce");
     make_boxes();
 
-    halo.fwd = make_strategy(cfg.strategy, halo.fwd_plan);
+    // With the AA pattern each of the two exchanges runs every other step.
+    const long recheck = aa ? (cfg.auto_recheck + 1) / 2 : cfg.auto_recheck;
+    halo.fwd = strategy_for(cfg.strategy, halo.fwd_plan, recheck);
     if (aa) {
       // The write-back is always reduced: with full components it would
       // overwrite populations this rank has just computed.
       halo.rev_plan.emplace(
           Plan(dec, {FieldSpec::of(f0, outside_wrapped(crossing_components(vs.reversed()), nbt))})
               .transposed(vs.c, wrapped_dims(cfg, dec)));
-      halo.rev = make_strategy(cfg.strategy, *halo.rev_plan);
+      halo.rev = strategy_for(cfg.strategy, *halo.rev_plan, recheck);
     }
     if (aa) make_guard();
     initialise();

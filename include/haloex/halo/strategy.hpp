@@ -160,7 +160,20 @@ struct AutoOptions {
   int max_calls = 200;     ///< but never more calls than this per sample
   double budget_s = 1.0;   ///< seconds of rounds before taking the leader undecided
   int max_rounds = 100;    ///< a last bound on the rounds
-  /// Maps each measured time (see above); empty: the identity.
+  /// Re-deciding during a long run: every `recheck_every` exchanges (0:
+  /// never) the slowest rank's time per exchange over them (a window) is
+  /// compared with the first window after the choice. When two windows in a
+  /// row have moved the same way by more than `drift` (relative), three times
+  /// the chosen one's round-to-round variation in the race and three times
+  /// the windows' own variation before them, the race runs again
+  /// (collective, inside end(), on fresh scratch fields) and its winner
+  /// takes over; decision() says so. Every rank must call end() equally
+  /// often, as every exchange requires anyway.
+  long recheck_every = 0;
+  double drift = 0.10;  ///< the least relative drift that runs the race again
+  /// Maps each measured time (see above; with recheck_every, also each
+  /// window's time per exchange, under the chosen one's name); empty: the
+  /// identity.
   std::function<double(std::string_view strategy, double seconds)> timing;
 };
 

@@ -112,6 +112,7 @@ struct LbConfig {
   Kernel kernel = Kernel::aa;       ///< streaming kernel
   Layout layout = Layout::soa;      ///< storage order of the populations
   std::string strategy = "auto";    ///< halo strategy by name
+  long auto_recheck = 0;            ///< strategy = auto: re-check its choice every this many steps (0: never)
   Overlap overlap = Overlap::none;  ///< what the update does while halos travel
   long mpi_progress_rows = 0;       ///< overlap = interior: drive MPI progress every this many rows (0: off)
   HaloMode halo = HaloMode::reduced;          ///< the populations the exchange carries
