@@ -1,7 +1,9 @@
 // Statistics and benchmark formulas against hand-computed values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "haloex/bench/halo_bench.hpp"
 #include "haloex/bench/stats.hpp"
@@ -129,6 +131,24 @@ TEST(Stats, RankingWaitsForTheLeadersRival) {
   // The leader's median must also be known to the precision asked for.
   s[0][3] = 1.5, s[0][5] = 0.6, s[0][7] = 1.4, s[0][9] = 0.7;
   EXPECT_FALSE(rank_candidates(s, {true, false, true}, names, 0.05).decided);
+}
+
+// Every round's order is a permutation, the same for the same round (every
+// rank computes its own), and over 60 rounds each of 6 candidates follows
+// every other one: a rotation would give each the same predecessor always.
+TEST(Stats, RoundOrderIsShuffledAlikeEverywhere) {
+  const size_t n = 6;
+  std::vector<std::set<size_t>> before(n);
+  for (int r = 0; r < 60; ++r) {
+    const std::vector<size_t> o = round_order(n, r);
+    ASSERT_EQ(o, round_order(n, r));
+    ASSERT_EQ(std::set<size_t>(o.begin(), o.end()).size(), n);
+    ASSERT_LT(*std::max_element(o.begin(), o.end()), n);
+    for (size_t k = 1; k < n; ++k) before[o[k]].insert(o[k - 1]);
+  }
+  for (size_t c = 0; c < n; ++c) EXPECT_EQ(before[c].size(), n - 1) << "candidate " << c;
+  EXPECT_TRUE(round_order(0, 3).empty());
+  EXPECT_EQ(round_order(1, 3), std::vector<size_t>{0});
 }
 
 TEST(Formulas, EffectiveBandwidthAndUpdates) {

@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from .link_state import LinkState
 from .stats import Comparison, Summary, compare_paired, summarize
 
 CALLS = 2000  # the 2016 paper reports the time for 2000 calls of the halo routine
@@ -180,6 +181,7 @@ class Recommendation:
     noisy: bool = False  # the leader's spread exceeds the campaign's calibration
     auto_vs_best: Comparison | None = None  # auto's samples over the leader's, same rounds
     leader: HaloPoint | None = None  # the fastest strategy's point
+    slow_link: float = 0.0  # the leader's link probe over the report's fastest, when in the slow state
 
     @property
     def decided(self) -> bool:
@@ -361,11 +363,13 @@ def physics_flags(sweeps: dict) -> list[str]:
     return out
 
 
-def recommendations(sweeps: dict, strong: dict, cal: Calibration | None = None) -> list[Recommendation]:
+def recommendations(
+    sweeps: dict, strong: dict, cal: Calibration | None = None, link: LinkState | None = None
+) -> list[Recommendation]:
     """One recommendation per subdomain size of every sweep (halo_sweeps) and
     per rank count of every strong-scaling series (strong_series); with a
     calibration, rows whose leader varies more than the machine's noise are
-    marked."""
+    marked, and with link probes, rows measured in the slow state."""
     out = []
     # Sweeps of several fields side by side: each row names its field.
     several = len({key[3] for key in sweeps} | {key[1] for key in strong}) > 1
@@ -392,9 +396,11 @@ def recommendations(sweeps: dict, strong: dict, cal: Calibration | None = None) 
             label = f"{'x'.join(map(str, ext))} (global {'x'.join(map(str, glob))}, {ranks} ranks)"
             out.append(recommend(pts, label))
     out = [r for r in out if r]
-    if cal:
-        for r in out:
+    for r in out:
+        if cal:
             r.noisy = r.leader is not None and cal.exceeded_by(r.leader.record["time_per_call_s"])
+        if link and r.leader is not None:
+            r.slow_link = link.slow(r.leader.record)
     return out
 
 
@@ -438,6 +444,8 @@ def format_recommendations(recs: list[Recommendation], cal: Calibration | None =
     ]
     for r in recs:
         flag = " (spread above the machine's noise)" if r.noisy else ""
+        if r.slow_link:
+            flag += f" (slow link: probe {r.slow_link:.1f}x the fastest)"
         auto = r.auto_chose or "-"
         if r.auto_vs_best:
             auto += f" ({r.auto_vs_best.ratio:.2f}x)"

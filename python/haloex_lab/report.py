@@ -25,6 +25,7 @@ from .analysis import (
     stencil_series,
     strong_series,
 )
+from .link_state import link_state
 from .results import load_results, write_atomically
 from .stats import summarize
 
@@ -374,7 +375,7 @@ def _output_cost_section(records: list[dict]) -> list[str]:
     return [*md, ""]
 
 
-def _noise_section(cal, flags: list[str]) -> list[str]:
+def _noise_section(cal, flags: list[str], link=None) -> list[str]:
     """The machine's noise (from the campaign's calibration points) and the
     points that break what physics says, before any result."""
     md = ["## Noise", ""]
@@ -386,6 +387,8 @@ def _noise_section(cal, flags: list[str]) -> list[str]:
         )
     else:
         md.append('No calibration point in these records (a campaign point named "calibration" gives one).')
+    if link:
+        md += ["", link.text()]
     if flags:
         md += [
             "",
@@ -404,9 +407,10 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
     md = []
     sweeps, strong = halo_sweeps(records), strong_series(records)
     cal = calibration(records)
-    recs = recommendations(sweeps, strong, cal)
+    link = link_state(records)
+    recs = recommendations(sweeps, strong, cal, link)
     rec_table = format_recommendations(recs, cal) if recs else ""
-    md += _noise_section(cal, physics_flags(sweeps))
+    md += _noise_section(cal, physics_flags(sweeps), link)
     if recs:
         md += [
             "## Recommendation",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .analysis import machine, machine_text
+from .link_state import SLOW_LINK, link_state
 from .results import ResultsError, load_results
 from .stats import summarize
 
@@ -39,23 +40,45 @@ def _quantity(r: dict):
     return None
 
 
-def _side(path: Path) -> tuple[dict, set]:
+def _side(path: Path) -> tuple[dict, set, list]:
     points, machines = {}, set()
-    for r in load_results(path):
+    records = load_results(path)
+    for r in records:
         q = _quantity(r)
         if q is not None:
             points[_point(r)] = q
             machines.add(machine(r))
     if not points:
         raise ResultsError(f"{path}: no records with samples to compare")
-    return points, machines
+    return points, machines, records
+
+
+def _states(a: list, b: list) -> list[str]:
+    """A line on the machine state of each side (the link probe of bench
+    halo), and a warning when they differ: then B/A says as much about the
+    state as about what was changed."""
+    la, lb = link_state(a), link_state(b)
+    if not la or not lb:
+        return []
+    lines = [
+        "",
+        f"Link probe (machine state, docs/statistics.md): A {la.fastest_us:.1f} us, "
+        f"B {lb.fastest_us:.1f} us.",
+    ]
+    ratio = max(la.fastest_us, lb.fastest_us) / max(min(la.fastest_us, lb.fastest_us), 1e-9)
+    if ratio >= SLOW_LINK or la.slow_points or lb.slow_points:
+        lines.append(
+            "Warning: A and B were not measured in the same machine state (their probes differ by "
+            f"{ratio:.1f}x, or one side changed state during its run): compare them in one state."
+        )
+    return lines
 
 
 def compare_results(a: Path, b: Path) -> str:
     """A markdown table of every point measured on both sides: the medians
     and B/A; then how many points only one side has."""
-    pa, ma = _side(Path(a))
-    pb, mb = _side(Path(b))
+    pa, ma, ra = _side(Path(a))
+    pb, mb, rb = _side(Path(b))
     both = sorted(set(pa) & set(pb), key=str)
     if not both:
         raise ResultsError(f"{a} and {b} have no benchmark point in common")
@@ -74,4 +97,4 @@ def compare_results(a: Path, b: Path) -> str:
     only_a, only_b = len(set(pa) - set(pb)), len(set(pb) - set(pa))
     if only_a or only_b:
         lines += ["", f"Left out: {only_a} point(s) only in A, {only_b} only in B."]
-    return "\n".join(lines)
+    return "\n".join(lines + _states(ra, rb))

@@ -102,3 +102,23 @@ def test_results_with_nothing_in_common(tmp_path, capsys):
     (tmp_path / "c.jsonl").write_text(json.dumps(c) + "\n")
     assert main(["compare", str(a), str(tmp_path / "c.jsonl")]) == 2
     assert "no benchmark point in common" in capsys.readouterr().err
+
+
+def test_results_in_two_machine_states_are_told_apart(tmp_path, capsys):
+    def probed(name, probe_s):
+        path = _records(tmp_path, name, "alpha", 1.0, {})
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        for r in records:
+            if r.get("benchmark") == "halo":
+                r["link_probe_s"] = [probe_s] * 5
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        return path
+
+    a, b, c = probed("a", 25e-6), probed("b", 77e-6), probed("c", 27e-6)
+    assert main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "Link probe (machine state, docs/statistics.md): A 25.0 us, B 77.0 us." in out
+    assert "not measured in the same machine state (their probes differ by 3.1x" in out
+    assert main(["compare", str(a), str(c)]) == 0
+    out = capsys.readouterr().out
+    assert "A 25.0 us, B 27.0 us" in out and "not measured in the same machine state" not in out

@@ -414,3 +414,33 @@ def test_noise_calibration_and_physics_flags():
         physics_flags(halo_sweeps([halo_record("shm", 8, [5e-6] * 7), halo_record("shm", 16, [10e-6] * 7)]))
         == []
     )
+
+
+def test_link_probe_marks_rows_measured_in_the_slow_state():
+    from haloex_lab.analysis import format_recommendations
+    from haloex_lab.link_state import link_state
+
+    def probed(strategy, L, times, probe_us):
+        return {**halo_record(strategy, L, times), "link_probe_s": [probe_us * 1e-6] * len(times)}
+
+    # L = 8 and 16 with the link at 25 us, L = 24 at 77 us (3.08x): that row is marked
+    records = [
+        probed("shm", 8, [10e-6] * 7, 25.0),
+        probed("staged", 8, [20e-6] * 7, 25.0),
+        probed("shm", 16, [30e-6] * 7, 26.0),
+        probed("staged", 16, [40e-6] * 7, 26.0),
+        probed("shm", 24, [90e-6] * 7, 77.0),
+        probed("staged", 24, [80e-6] * 7, 77.0),
+    ]
+    link = link_state(records)
+    assert (link.fastest_us, link.slowest_us) == pytest.approx((25.0, 77.0))
+    assert (link.points, link.slow_points) == (6, 2)
+    assert "2 of 6 points took 1.5x that or more (up to 77.0 us)" in link.text()
+    recs = recommendations(halo_sweeps(records), {}, None, link)
+    assert [round(r.slow_link, 2) for r in recs] == [0.0, 0.0, 3.08]
+    table = format_recommendations(recs)
+    assert table.count("(slow link: probe 3.1x the fastest)") == 1
+    # one state throughout (26 us is 1.04x 25 us): nothing marked; no probe: no line
+    same = link_state(records[:4])
+    assert same.slow_points == 0 and "one machine state throughout" in same.text()
+    assert link_state([halo_record("shm", 8, [1e-6] * 7)]) is None

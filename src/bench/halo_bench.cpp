@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "haloex/bench/busy_wait.hpp"
+#include "haloex/bench/link_probe.hpp"
 #include "haloex/bench/memory_bound.hpp"
 #include "haloex/bench/record.hpp"
 #include "haloex/bench/sweep.hpp"
@@ -252,7 +253,8 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     // The copy probe: 256 MiB per array over all ranks, beyond the caches.
     CopySweep copy((size_t{256} << 20) / 8 / static_cast<size_t>(dec.size()));
     copy.measure(dec.comm(), 1);
-    std::vector<double> copy_bw;
+    std::vector<double> copy_bw, link;
+    LinkProbe probe;
     const bool overlap = opt.work_s > 0;
     std::vector<double> work;  // the work alone, once per repeat: it is the same for every strategy
     RoundsRule rule(rep, dec.comm(), cands.size());
@@ -260,6 +262,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       progress_line(log, opt.progress && rank == 0, "halo", "L=" + std::to_string(L), rule.round_text(r));
       if (overlap) work.push_back(timed(dec.comm(), opt.iterations, [&] { busy_wait(opt.work_s); }));
       copy_bw.push_back(copy.measure(dec.comm(), 3));
+      if (dec.size() > 1) link.push_back(probe.measure(dec.comm()));
     };
     const auto run = [&](Candidate& c, bool timed_run) {
       Strategy& st = *c.strategy;
@@ -335,6 +338,7 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       res.node_traffic = traffic;
       res.line_bytes = line_bytes;
       res.copy_bytes_per_s = copy_bw;
+      res.link_probe_s = link;
       res.line_bound_s = line_bytes / (summarize(copy_bw).median / dec.size());
       res.bound_fraction = res.line_bound_s / res.summary.median;
       res.beff_bytes_per_s = effective_bandwidth(res.halo_bytes, res.summary.median);
@@ -444,6 +448,7 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
     j["halo_bytes"] = r.halo_bytes;
     j["line_bytes"] = r.line_bytes;
     put_samples(j, "copy_bandwidth_bytes_per_s", r.copy_bytes_per_s);
+    if (!r.link_probe_s.empty()) put_samples(j, "link_probe_s", r.link_probe_s);
     j["line_bound_s"] = r.line_bound_s;
     j["bound_fraction"] = r.bound_fraction;
     j["messages"] = r.messages;

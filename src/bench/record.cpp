@@ -100,7 +100,7 @@ void put_samples(nlohmann::json& j, const std::string& q, const std::vector<doub
 void put_rounds(nlohmann::json& j, double precision, double budget_s, const RoundsOutcome& rounds,
                 bool rotated) {
   j["rounds"] = rounds.rounds;
-  j["round_order"] = rotated ? "rotated" : "fixed";
+  j["round_order"] = rotated ? "shuffled" : "fixed";
   j["rounds_stop"] = rounds.stop;
   if (precision <= 0) return;
   j["rounds_target_ci"] = precision;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <sstream>
 
 namespace haloex {
@@ -200,6 +201,16 @@ Ranking all_within(const std::vector<std::vector<double>>& samples, const std::v
   }
   out.decided = out.rounds_needed == 0;
   return out;
+}
+
+std::vector<size_t> round_order(size_t n, int round) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  // Fisher-Yates on mt19937, whose output the standard fixes (std::shuffle's
+  // use of it is left to the library).
+  std::mt19937 rng(0x9e3779b9u + static_cast<unsigned>(round));
+  for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+  return order;
 }
 
 }  // namespace haloex

@@ -166,7 +166,7 @@ class Auto final : public Strategy {
     throw_if_any(comm, error);
   }
 
-  // Rounds of every candidate still in the race, the order rotating; the
+  // Rounds of every candidate still in the race, in a shuffled order; the
   // slowest rank's times by one reduction per round, so every rank holds the
   // same samples and reaches the same decision. Returns the candidates in
   // the order of the choice: the chosen one first, then by median.
@@ -184,8 +184,8 @@ class Auto final : public Strategy {
     std::string stop;
     for (; stop.empty(); ++rounds) {
       std::vector<double> t(racing.size());
-      for (size_t k = 0; k < racing.size(); ++k) {
-        const size_t i = (k + static_cast<size_t>(rounds)) % racing.size(), c = racing[i];
+      for (size_t i : round_order(racing.size(), rounds)) {
+        const size_t c = racing[i];
         double s = timed(comm,
                          [&] {
                            for (int j = 0; j < calls[c]; ++j) cands[c]->exchange(views_);

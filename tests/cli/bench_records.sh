@@ -45,6 +45,9 @@ for r in rows:
     assert r["halo_bytes"] < r["line_bytes"] <= 2 * sites * 4 * 64, (r["line_bytes"], r["halo_bytes"])
     bw = sorted(r["copy_bandwidth_bytes_per_s"])[1]
     assert len(r["copy_bandwidth_bytes_per_s"]) == 3 and bw > 0
+    # The link probe: one 64 KiB round trip per round, at least the time
+    # 128 KiB take at 100 GB/s (a probe that never ran would be 0).
+    assert len(r["link_probe_s"]) == 3 and min(r["link_probe_s"]) > 131072 / 100e9, r["link_probe_s"]
     assert abs(r["line_bound_s"] - r["line_bytes"] / (bw / 2)) <= 1e-9 * r["line_bound_s"]
     assert abs(r["bound_fraction"] - r["line_bound_s"] / med) <= 1e-9 * r["bound_fraction"]
     assert r["field_memory"] == "heap", r["field_memory"]

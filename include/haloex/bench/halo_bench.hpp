@@ -87,6 +87,10 @@ struct HaloBenchResult {
   std::vector<double> copy_bytes_per_s;
   double line_bound_s = 0, bound_fraction = 0;
   /// @}
+  /// The link probe before each round (LinkProbe: a 64 KiB round trip
+  /// between ranks 0 and 1, seconds; empty on one rank): the machine's state
+  /// in the rounds these samples come from.
+  std::vector<double> link_probe_s;
   int messages = 0;  ///< direct-pattern messages per exchange (most on any rank)
   /// Rank 0's message list, for models: per pattern (direct, and each
   /// stage of the staged one) the messages to other ranks, the bytes they

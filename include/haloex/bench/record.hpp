@@ -37,8 +37,8 @@ void put_samples(nlohmann::json& record, const std::string& q, const std::vector
 
 /// How the rounds of a case ran: "rounds" (rounds run; sample i of every
 /// candidate is from round i, so two candidates' samples pair; one that left
-/// the race has fewer), "round_order" ("rotated": each round starts one
-/// candidate later; "fixed"), "rounds_stop" ("fixed", "decided", "budget",
+/// the race has fewer), "round_order" ("shuffled": each round in its own
+/// order, round_order(); "fixed"), "rounds_stop" ("fixed", "decided", "budget",
 /// "max-repeats"); with --ci also "rounds_target_ci", "rounds_budget_s",
 /// "ranking_decided", "rounds_needed" and "ranking_open" (what was still
 /// undecided).

@@ -99,9 +99,9 @@ std::vector<C> build_candidates(const std::vector<std::string>& names, bool aske
 /// (progress, probes measured once per round) and then every candidate
 /// still in the race once (`run(c, true)`). Interleaving spreads drifts in machine load over all
 /// candidates instead of biasing the one that happened to run during them,
-/// and makes sample r of every candidate a pair; each round starts one
-/// candidate later than the last, so none always runs right after the same
-/// neighbour (whose cache footprint it would inherit).
+/// and makes sample r of every candidate a pair; each round runs them in its
+/// own shuffled order (round_order), so none always runs right after the
+/// same neighbour (whose cache footprint it would inherit).
 template <class C, class Round, class Run>
 void interleave(const Repetition& rep, std::vector<C>& cands, Round&& before_round, Run&& run,
                 RoundsRule& rule, const std::function<Ranking()>& rank_now) {
@@ -110,10 +110,8 @@ void interleave(const Repetition& rep, std::vector<C>& cands, Round&& before_rou
   const size_t n = cands.size();
   for (int r = 0; rule.another(r, rank_now); ++r) {
     before_round(r);
-    for (size_t k = 0; k < n; ++k) {
-      const size_t c = (k + static_cast<size_t>(r)) % n;
+    for (size_t c : round_order(n, r))
       if (rule.active(c)) run(cands[c], true);
-    }
   }
 }
 

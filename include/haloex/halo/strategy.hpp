@@ -144,7 +144,7 @@ std::vector<std::string> strategy_names();
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan);
 
 /// How `auto` measures: rounds in which every candidate still in the race
-/// runs once (interleaved, the order rotating), each sample the slowest
+/// runs once (interleaved, the order shuffled every round), each sample the slowest
 /// rank's time per exchange. From `samples` rounds on, every candidate is
 /// compared with the leader through the ratios of the same rounds (the
 /// median ratio's 95% interval, bench/stats.hpp); those decidedly slower
