@@ -12,12 +12,14 @@
 
 namespace haloex {
 
-/// A ping-pong of `bytes` between ranks 0 and 1 of a communicator (the other
-/// ranks wait at the barrier that follows): the median round trip over
-/// `trips`, in seconds, on every rank; 0 with one rank. Collective.
+/// A ping-pong between ranks 0 and 1 of a communicator (the other ranks wait
+/// for rank 0's answer).
 class LinkProbe {
  public:
+  /// Messages of `bytes`, `trips` round trips per measure().
   explicit LinkProbe(size_t bytes = size_t{64} << 10, int trips = 9);
+  /// The median round trip in seconds, on every rank; 0 with one rank.
+  /// Collective over comm.
   double measure(MPI_Comm comm);
 
  private:
