@@ -576,7 +576,7 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
           c.mpi_progress_rows = (v >> 1) & 1 ? 1 : 0;
           // Half the auto cases re-check their choice every 15 steps (and
           // race again wherever the machine drifts by more than 10%).
-          c.auto_recheck = strategy == "auto" && (v & 2) ? 15 : 0;
+          c.auto_recheck = strategy == "auto" && (v & 1) ? 15 : 0;
           c.field_memory = memory;
           // The one combination the input check refuses for node memory.
           if (memory == FieldMemory::node && c.kernel == Kernel::aa && c.halo == HaloMode::full &&

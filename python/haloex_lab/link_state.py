@@ -60,7 +60,7 @@ class LinkState:
 
 def link_state(records: list[dict]) -> LinkState | None:
     """The state of the records that carry a link probe (None if none do)."""
-    probes = [p for p in (probe_us(r) for r in records) if p is not None]
+    probes = [p for p in (probe_us(r) for r in records) if p is not None and p > 0]
     if not probes:
         return None
     lo = min(probes)

@@ -66,10 +66,17 @@ def _states(a: list, b: list) -> list[str]:
         f"B {lb.fastest_us:.1f} us.",
     ]
     ratio = max(la.fastest_us, lb.fastest_us) / max(min(la.fastest_us, lb.fastest_us), 1e-9)
-    if ratio >= SLOW_LINK or la.slow_points or lb.slow_points:
+    if ratio >= SLOW_LINK:
         lines.append(
-            "Warning: A and B were not measured in the same machine state (their probes differ by "
-            f"{ratio:.1f}x, or one side changed state during its run): compare them in one state."
+            f"Warning: A and B were not measured in the same machine state (their probes differ by "
+            f"{ratio:.1f}x): compare them in one state."
+        )
+    elif la.slow_points or lb.slow_points:
+        side = "A" if la.slow_points else "B"
+        side = "A and B" if la.slow_points and lb.slow_points else side
+        lines.append(
+            f"Warning: {side} changed machine state during its run (points with the probe at "
+            f"{SLOW_LINK}x its fastest or more): compare points measured in one state."
         )
     return lines
 

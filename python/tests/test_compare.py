@@ -122,3 +122,12 @@ def test_results_in_two_machine_states_are_told_apart(tmp_path, capsys):
     assert main(["compare", str(a), str(c)]) == 0
     out = capsys.readouterr().out
     assert "A 25.0 us, B 27.0 us" in out and "not measured in the same machine state" not in out
+    assert "changed machine state" not in out
+    # B at 25 us at its fastest, like A, but part of it at 77 us: B changed state
+    records = [json.loads(line) for line in b.read_text().splitlines()]
+    halo = [r for r in records if r.get("benchmark") == "halo"]
+    halo[0]["link_probe_s"] = [25e-6] * 5
+    b.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "Warning: B changed machine state during its run" in out and "not measured in the same" not in out

@@ -98,9 +98,9 @@ void put_samples(nlohmann::json& j, const std::string& q, const std::vector<doub
 }
 
 void put_rounds(nlohmann::json& j, double precision, double budget_s, const RoundsOutcome& rounds,
-                bool rotated) {
+                bool shuffled) {
   j["rounds"] = rounds.rounds;
-  j["round_order"] = rotated ? "shuffled" : "fixed";
+  j["round_order"] = shuffled ? "shuffled" : "fixed";
   j["rounds_stop"] = rounds.stop;
   if (precision <= 0) return;
   j["rounds_target_ci"] = precision;

@@ -21,11 +21,12 @@ class Auto final : public Strategy {
  public:
   Auto(const Plan& plan, std::string_view name, const AutoOptions& opt) : Strategy(plan, name), opt_(opt) {
     if (opt.samples < 1 || opt.max_calls < 1 || opt.max_rounds < 1 || !(opt.sample_s > 0) ||
-        !(opt.budget_s > 0) || opt.recheck_every < 0 || !(opt.drift > 0))
+        !(opt.budget_s > 0) || opt.recheck_every < 0 || !(opt.drift > 0) || !(opt.min_window_s >= 0))
       throw InputError(
           "auto: samples, max_calls, max_rounds, sample_s, budget_s and drift must be positive, "
-          "recheck_every >= 0");
+          "recheck_every and min_window_s >= 0");
     agree_on_memory(plan, plan.decomposition().comm());
+    min_window_ = opt.min_window_s;
     choose();
     decision_ = last_race_;
     forward_only();
@@ -111,41 +112,60 @@ class Auto final : public Strategy {
             a.exchanges + b.exchanges};
   }
 
-  // Every recheck_every exchanges (the same count on every rank): the
-  // slowest rank's time per exchange over them, one window. The first
-  // window after a choice is the baseline; the race runs again when the
-  // last two windows both lie beyond it, on the same side, by more than the
-  // threshold: opt_.drift, three times the race's round-to-round variation,
-  // and three times the windows' own variation before those two.
+  // Every recheck_every exchanges (the same count on every rank) a check:
+  // once the slowest rank has spent min_window_ seconds in exchanges since
+  // the last window closed, that stretch closes as a window, its time per
+  // exchange the slowest rank's. The median of the first three windows after
+  // a choice is the baseline; from the fifth on, the race runs again when
+  // the last two both lie beyond it on the same side by more than the
+  // threshold (drifted()). A race that keeps the same strategy doubles
+  // min_window_, so a machine that keeps moving is not raced ever more often.
   void recheck() {
     if (opt_.recheck_every == 0 || ++since_check_ < opt_.recheck_every) return;
     since_check_ = 0;
-    const HaloTimes& now = chosen_->times();
-    // reset_times() by the caller restarts the window
-    const bool reset = now.exchanges < window_.exchanges;
-    const double seconds = now.begin_s + now.end_s - (reset ? 0 : window_.begin_s + window_.end_s);
-    const long calls = now.exchanges - (reset ? 0 : window_.exchanges);
-    window_ = now;
-    double per = calls > 0 ? seconds / static_cast<double>(calls) : 0;
-    if (opt_.timing) per = opt_.timing(chosen_->name(), per);
-    MPI_Comm comm = plan_.decomposition().comm();
-    mpi_check(MPI_Allreduce(MPI_IN_PLACE, &per, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
     exchanges_ += opt_.recheck_every;
-    windows_.push_back(std::max(per, 1e-12));
+    const HaloTimes& now = chosen_->times();  // Auto::reset_times() resets window_ with it
+    const long calls = now.exchanges - window_.exchanges;
+    double per = calls > 0 ? (now.begin_s + now.end_s - window_.begin_s - window_.end_s) / calls : 0;
+    if (opt_.timing && calls > 0) per = opt_.timing(chosen_->name(), per);
+    // The slowest rank's time per exchange and window, and the fewest calls.
+    double worst[3] = {per, per * static_cast<double>(calls), -static_cast<double>(calls)};
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, worst, 3, MPI_DOUBLE, MPI_MAX, plan_.decomposition().comm()),
+              "MPI_Allreduce");
+    if (worst[2] >= 0 || worst[1] < min_window_) return;  // too short yet: the window stays open
+    window_ = now;
+    windows_.push_back(std::max(worst[0], 1e-12));
+    if (drifted()) race_again();
+  }
+
+  // Whether the last two windows lie beyond the baseline (the median of the
+  // first three), on the same side, by more than opt_.drift, three times the
+  // race's round-to-round variation and three times the windows' own
+  // variation before those two.
+  bool drifted() const {
     const size_t n = windows_.size();
-    if (n < 3) return;
-    const std::vector<double> before_last(windows_.begin(), windows_.end() - 2);
-    const double limit = std::max({opt_.drift, 3 * noise_, 3 * round_to_round(before_last)});
-    const double a = std::log(windows_[n - 2] / windows_[0]), b = std::log(windows_[n - 1] / windows_[0]);
-    if (!(std::fabs(a) > limit && std::fabs(b) > limit && (a > 0) == (b > 0))) return;
+    if (n < 5) return false;
+    const double base = median_of({windows_.begin(), windows_.begin() + 3});
+    const double limit = std::max(
+        {std::log1p(opt_.drift), 3 * noise_, 3 * round_to_round({windows_.begin(), windows_.end() - 2})});
+    const double a = std::log(windows_[n - 2] / base), b = std::log(windows_[n - 1] / base);
+    return std::fabs(a) > limit && std::fabs(b) > limit && (a > 0) == (b > 0);
+  }
+
+  // Race again (collective) and say so in decision().
+  void race_again() {
     const std::string before(chosen_->name());
-    const double factor = windows_.back() / windows_.front();
-    past_ = sum(past_, chosen_->times());
+    const double factor = windows_.back() / median_of({windows_.begin(), windows_.begin() + 3});
+    const HaloTimes old = chosen_->times();
+    const double t0 = MPI_Wtime();
     choose();
+    past_ = sum(past_, old);
+    const bool kept = chosen_->name() == before;
+    if (kept) min_window_ = std::min(2 * min_window_, 64 * opt_.min_window_s);
     std::ostringstream text;
     text << std::fixed << std::setprecision(2) << "; after " << exchanges_ << " exchanges " << before
-         << " took " << factor << "x its first " << opt_.recheck_every << ": raced again, "
-         << (chosen_->name() == before ? "kept " : "now ") << chosen_->name() << " (" << last_race_ << ")";
+         << " took " << factor << "x its first windows: raced again (" << MPI_Wtime() - t0 << " s), "
+         << (kept ? "kept " : "now ") << chosen_->name() << " (" << last_race_ << ")";
     decision_ += text.str();
   }
 
@@ -313,6 +333,7 @@ class Auto final : public Strategy {
   HaloTimes window_, past_;
   mutable HaloTimes combined_;
   std::vector<double> windows_;
+  double min_window_ = 0;                     // seconds (slowest rank) a window must span
   std::vector<FieldView> views_;              // the scratch fields, while racing
   std::vector<std::vector<double>> samples_;  // per candidate, one per round it ran
   std::string decision_;

@@ -43,7 +43,7 @@ void put_samples(nlohmann::json& record, const std::string& q, const std::vector
 /// "ranking_decided", "rounds_needed" and "ranking_open" (what was still
 /// undecided).
 void put_rounds(nlohmann::json& record, double precision, double budget_s, const RoundsOutcome& rounds,
-                bool rotated);
+                bool shuffled);
 
 /// Where the time of a halo exchange went, per call, each sample the slowest
 /// rank's: packing (local copies included), MPI (posting to completion,

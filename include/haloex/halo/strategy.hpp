@@ -161,16 +161,20 @@ struct AutoOptions {
   double budget_s = 1.0;   ///< seconds of rounds before taking the leader undecided
   int max_rounds = 100;    ///< a last bound on the rounds
   /// Re-deciding during a long run: every `recheck_every` exchanges (0:
-  /// never) the slowest rank's time per exchange over them (a window) is
-  /// compared with the first window after the choice. When two windows in a
-  /// row have moved the same way by more than `drift` (relative), three times
-  /// the chosen one's round-to-round variation in the race and three times
-  /// the windows' own variation before them, the race runs again
-  /// (collective, inside end(), on fresh scratch fields) and its winner
-  /// takes over; decision() says so. Every rank must call end() equally
-  /// often, as every exchange requires anyway.
+  /// never) a check. Once the slowest rank has spent `min_window_s` in
+  /// exchanges since the last window, that stretch closes as a window: its
+  /// time per exchange, the slowest rank's. The median of the first three
+  /// windows after a choice is the baseline. When two windows in a row lie
+  /// beyond it the same way by more than `drift` (relative), three times the
+  /// chosen one's round-to-round variation in the race and three times the
+  /// windows' own variation before them, the race runs again (collective,
+  /// inside end(), on fresh scratch fields) and its winner takes over;
+  /// decision() says so, with the race's seconds. A race that keeps the same
+  /// strategy doubles the window (up to 64 x min_window_s). Every rank must
+  /// call end() equally often, as every exchange requires anyway.
   long recheck_every = 0;
-  double drift = 0.10;  ///< the least relative drift that runs the race again
+  double min_window_s = 0.05;  ///< seconds of exchanges a window spans at least
+  double drift = 0.10;         ///< the least relative drift that runs the race again
   /// Maps each measured time (see above; with recheck_every, also each
   /// window's time per exchange, under the chosen one's name); empty: the
   /// identity.
