@@ -7,59 +7,28 @@
 #include <numbers>
 #include <optional>
 
+#include "halo_part.hpp"
 #include "haloex/core/exact_sum.hpp"
 #include "haloex/core/large_count.hpp"
 #include "haloex/field/field.hpp"
 #include "haloex/halo/plan.hpp"
 #include "haloex/lb/geometry.hpp"
+#include "kernel_set.hpp"
 #include "kernels.hpp"
 #include "neighbours.hpp"
+#include "wall_guard.hpp"
 
 namespace haloex::lb {
 
 namespace {
 
 using detail::Context;
+using detail::HaloPart;
+using detail::KernelSet;
+using detail::pick;
 using detail::Stats;
-
-// The kernels of one (velocity set, layout, forcing, monitoring) choice.
-struct KernelSet {
-  void (*local_same)(const double*, double*, long, long, const Context&, Stats&);
-  void (*local_swap)(const double*, double*, long, long, const Context&, Stats&);
-  void (*pull)(const double*, double*, long, long, const Context&, Stats&);
-  void (*aa_odd)(double*, long, long, const Context&, Stats&);
-  void (*pull_list)(const double*, double*, const long*, long, const Context&, Stats&);
-  void (*aa_odd_list)(double*, const long*, long, const Context&, Stats&);
-  void (*pull_site)(const double*, double*, long, const Context&, Stats&);
-  void (*aa_odd_site)(double*, long, const Context&, Stats&);
-  double (*incoming_pull)(const double*, long, int, const Context&);
-  double (*incoming_aa)(const double*, long, int, const Context&);
-};
-
-template <class L, bool Soa, bool Forced, bool Mon>
-KernelSet kernel_set() {
-  using namespace detail;
-  return {local_run<L, Soa, Forced, Mon, false>,
-          local_run<L, Soa, Forced, Mon, true>,
-          pull_run<L, Soa, Forced, Mon>,
-          aa_odd_run<L, Soa, Forced, Mon>,
-          pull_list<L, Soa, Forced, Mon>,
-          aa_odd_list<L, Soa, Forced, Mon>,
-          pull_site<L, Soa, Forced, Mon>,
-          aa_odd_site<L, Soa, Forced, Mon>,
-          incoming<L, Soa, false>,
-          incoming<L, Soa, true>};
-}
-
-template <class L>
-KernelSet pick(bool soa, bool forced, bool mon) {
-  if (soa) {
-    if (forced) return mon ? kernel_set<L, true, true, true>() : kernel_set<L, true, true, false>();
-    return mon ? kernel_set<L, true, false, true>() : kernel_set<L, true, false, false>();
-  }
-  if (forced) return mon ? kernel_set<L, false, true, true>() : kernel_set<L, false, true, false>();
-  return mon ? kernel_set<L, false, false, true>() : kernel_set<L, false, false, false>();
-}
+using detail::WallGuard;
+using detail::wrapped_dims;
 
 DecompositionSpec spec_of(const LbConfig& c) {
   DecompositionSpec s;
@@ -97,22 +66,6 @@ Split split(long n, bool remote) {
   return s;
 }
 
-// The halo strategy by name; `auto` re-checks its choice every `recheck`
-// exchanges (run.auto_recheck).
-std::unique_ptr<Strategy> strategy_for(const std::string& name, const Plan& plan, long recheck) {
-  if (name != "auto" || recheck == 0) return make_strategy(name, plan);
-  AutoOptions opt;
-  opt.recheck_every = recheck;
-  return make_auto(plan, opt);
-}
-
-// Dimensions the kernels wrap: periodic, and this rank's whole.
-std::array<bool, 3> wrapped_dims(const LbConfig& c, const Decomposition& dec) {
-  std::array<bool, 3> w{false, false, false};
-  for (int d = 0; d < c.ndim(); ++d) w[d] = c.periodic_wrap && c.periodic[d] && dec.procs(d) == 1;
-  return w;
-}
-
 // The faces of this rank that are resting walls the kernels take from their
 // neighbour tables (SoA only: there a slot shift stands for bounce-back; see
 // neighbours.hpp). A moving wall keeps the one-site path, which adds its
@@ -130,44 +83,7 @@ detail::WallFaces table_walls(const LbConfig& c, const Decomposition& dec) {
   return w;
 }
 
-// `base` without the halo regions across wrapped dimensions, which the
-// kernels never touch.
-ComponentPredicate outside_wrapped(ComponentPredicate base, const detail::NeighbourTables& nbt) {
-  if (!nbt.wraps_any()) return base;
-  return [base = std::move(base), &nbt](const Offset& o, int comp) {
-    for (int d = 0; d < max_dims; ++d)
-      if (o[d] != 0 && nbt.wraps(d)) return false;
-    return !base || base(o, comp);
-  };
-}
-
 }  // namespace
-
-// The halo: plans, the strategies that run them and whether the AA
-// write-back is still to be sent.
-struct HaloPart {
-  std::string kind;              // "reduced" or "full"
-  Plan fwd_plan;                 // halo sites filled from their owners
-  std::optional<Plan> rev_plan;  // AA: what the odd step wrote into the halo, back to its owners
-  std::unique_ptr<Strategy> fwd, rev;
-  bool reverse_pending = false;  // AA: the odd step's outgoing populations still sit in the halo
-};
-
-// AA pattern: border locations that bounce-back filled and the write-back
-// would overwrite (their writer is a solid site in the halo, which no rank
-// updates): saved after the odd step, restored after the write-back.
-struct WallGuard {
-  std::vector<long> at[2];  // [0]: overwritten by local copies in begin(), [1]: by messages in end()
-  std::vector<double> values[2];
-
-  void save(const double* a) {
-    for (int g = 0; g < 2; ++g)
-      for (size_t k = 0; k < at[g].size(); ++k) values[g][k] = a[at[g][k]];
-  }
-  void restore(double* a, int g) const {
-    for (size_t k = 0; k < at[g].size(); ++k) a[at[g][k]] = values[g][k];
-  }
-};
 
 // The boxes a sweep covers: the whole interior, or (interior overlap) the
 // inner sites, which read no halo another process fills, and the shell.
@@ -202,7 +118,7 @@ struct Solver::Impl {
   // The halo and the AA pattern's bookkeeping around it.
   HaloPart halo;
   Strategy* in_flight = nullptr;  // the exchange a sweep drives MPI progress for (run.mpi_progress_rows)
-  WallGuard guard;                // see make_guard()
+  WallGuard guard;                // the AA write-back's (wall_guard.hpp)
 
   // Time stepping, monitoring and timing.
   Monitor monitor;
@@ -220,7 +136,7 @@ struct Solver::Impl {
         overlap(c.overlap),
         f0(dec, vs.q, 1, c.layout, c.field_memory),
         nbt(f0.shape(), vs, wrapped_dims(c, dec), table_walls(c, dec), c.kernel == Kernel::aa),
-        halo(make_halo()),
+        halo(c, vs, dec, f0, nbt),
         monitor(dec.comm(), parse_monitor_mode(c.monitor_mode), c.mach_limit) {
     if (!aa) f1.emplace(dec, vs.q, 1, c.layout, c.field_memory);
     const FieldShape& sh = f0.shape();
@@ -254,18 +170,8 @@ struct Solver::Impl {
     mpi_check(MPI_Allreduce(&fluid, &fluid_global, 1, MPI_LONG, MPI_SUM, dec.comm()), "MPI_Allreduce");
     make_boxes();
 
-    // With the AA pattern each of the two exchanges runs every other step.
-    const long recheck = aa ? (cfg.auto_recheck + 1) / 2 : cfg.auto_recheck;
-    halo.fwd = strategy_for(cfg.strategy, halo.fwd_plan, recheck);
-    if (aa) {
-      // The write-back is always reduced: with full components it would
-      // overwrite populations this rank has just computed.
-      halo.rev_plan.emplace(
-          Plan(dec, {FieldSpec::of(f0, outside_wrapped(crossing_components(vs.reversed()), nbt))})
-              .transposed(vs.c, wrapped_dims(cfg, dec)));
-      halo.rev = strategy_for(cfg.strategy, *halo.rev_plan, recheck);
-    }
-    if (aa) make_guard();
+    halo.start(cfg);
+    if (aa) guard.build(f0.shape(), vs, nbt, dec, kinds, [&](auto f) { for_each_fluid(f); });
     initialise();
   }
 
@@ -303,42 +209,6 @@ struct Solver::Impl {
           const long s = sh.site(i, j, l);
           if (kinds[static_cast<size_t>(s)] == site_fluid) f(s, n, std::array<long, 3>{i, j, l});
         }
-  }
-
-  // Guard locations: (site, direction) whose AA odd-step population bounced
-  // off a solid halo site and so sits in this rank's interior, where the
-  // write-back would overwrite it with the solid image's stale value. Those
-  // whose solid site lies only across single-process dimensions are
-  // overwritten by local copies in begin() (guard[0]), the rest by messages
-  // in end() (guard[1]); each list is restored as soon as its writer is done,
-  // so that the inner update of interior overlap, which runs in between and
-  // may read guard[0] locations, sees the right values.
-  void make_guard() {
-    const FieldShape& sh = f0.shape();
-    for_each_fluid([&](long s, long, const std::array<long, 3>& p) {
-      for (int q = 0; q < vs.q; ++q) {
-        long w[3];
-        for (int d = 0; d < 3; ++d) w[d] = nbt.fold(d, p[d] - vs.c[q][d]);
-        bool in_halo = false, remote = false;
-        for (int d = 0; d < vs.ndim; ++d) {
-          const bool out = w[d] < 0 || w[d] >= sh.local[d];
-          in_halo = in_halo || out;
-          remote = remote || (out && dec.procs(d) > 1);
-        }
-        if (in_halo && kinds[static_cast<size_t>(sh.site(w[0], w[1], w[2]))] != site_fluid)
-          guard.at[remote ? 1 : 0].push_back(s * sh.site_stride + q * sh.comp_stride);
-      }
-    });
-    for (int k = 0; k < 2; ++k) guard.values[k].resize(guard.at[k].size());
-  }
-
-  HaloPart make_halo() {
-    // Reduced: only the populations that cross into each halo region (for
-    // the AA pattern, which stores them in opposite slots, the reversed set).
-    ComponentPredicate pred;
-    if (cfg.halo == HaloMode::reduced) pred = crossing_components(aa ? vs.reversed() : vs.c);
-    return HaloPart{
-        to_string(cfg.halo), Plan(dec, {FieldSpec::of(f0, outside_wrapped(pred, nbt))}), {}, {}, {}};
   }
 
   void make_boxes() {
@@ -664,10 +534,7 @@ long Solver::fluid_sites() const { return impl_->fluid_global; }
 long Solver::slow_path_sites() const { return impl_->map.boundary_sites(); }
 const Monitor& Solver::monitor() const { return impl_->monitor; }
 
-double Solver::halo_bytes_per_step() const {
-  if (!impl_->aa) return static_cast<double>(impl_->halo.fwd_plan.halo_bytes());
-  return 0.5 * static_cast<double>(impl_->halo.fwd_plan.halo_bytes() + impl_->halo.rev_plan->halo_bytes());
-}
+double Solver::halo_bytes_per_step() const { return impl_->halo.bytes_per_step(); }
 
 void Solver::advance(long n, const std::function<void(long)>& progress) {
   for (long s = 0; s < n; ++s) {

@@ -1,0 +1,70 @@
+// See halo_part.hpp.
+#include "halo_part.hpp"
+
+#include <utility>
+
+namespace haloex::lb::detail {
+
+namespace {
+
+// `base` without the halo regions across wrapped dimensions, which the
+// kernels never touch.
+ComponentPredicate outside_wrapped(ComponentPredicate base, const NeighbourTables& nbt) {
+  if (!nbt.wraps_any()) return base;
+  return [base = std::move(base), &nbt](const Offset& o, int comp) {
+    for (int d = 0; d < max_dims; ++d)
+      if (o[d] != 0 && nbt.wraps(d)) return false;
+    return !base || base(o, comp);
+  };
+}
+
+// Reduced: only the populations that cross into each halo region (for the
+// AA pattern, which stores them in opposite slots, the reversed set).
+Plan forward_plan(const LbConfig& cfg, const VelocitySet& vs, const Decomposition& dec, Field<double>& f0,
+                  const NeighbourTables& nbt) {
+  ComponentPredicate pred;
+  if (cfg.halo == HaloMode::reduced)
+    pred = crossing_components(cfg.kernel == Kernel::aa ? vs.reversed() : vs.c);
+  return Plan(dec, {FieldSpec::of(f0, outside_wrapped(pred, nbt))});
+}
+
+// The halo strategy by name; `auto` re-checks its choice every `recheck`
+// exchanges (run.auto_recheck).
+std::unique_ptr<Strategy> strategy_for(const std::string& name, const Plan& plan, long recheck) {
+  if (name != "auto" || recheck == 0) return make_strategy(name, plan);
+  AutoOptions opt;
+  opt.recheck_every = recheck;
+  return make_auto(plan, opt);
+}
+
+}  // namespace
+
+std::array<bool, 3> wrapped_dims(const LbConfig& c, const Decomposition& dec) {
+  std::array<bool, 3> w{false, false, false};
+  for (int d = 0; d < c.ndim(); ++d) w[d] = c.periodic_wrap && c.periodic[d] && dec.procs(d) == 1;
+  return w;
+}
+
+HaloPart::HaloPart(const LbConfig& cfg, const VelocitySet& vs, const Decomposition& dec, Field<double>& f0,
+                   const NeighbourTables& nbt)
+    : kind(to_string(cfg.halo)), fwd_plan(forward_plan(cfg, vs, dec, f0, nbt)) {
+  // The write-back is always reduced: with full components it would
+  // overwrite populations this rank has just computed.
+  if (cfg.kernel == Kernel::aa)
+    rev_plan.emplace(Plan(dec, {FieldSpec::of(f0, outside_wrapped(crossing_components(vs.reversed()), nbt))})
+                         .transposed(vs.c, wrapped_dims(cfg, dec)));
+}
+
+void HaloPart::start(const LbConfig& cfg) {
+  // With the AA pattern each of the two exchanges runs every other step.
+  const long recheck = rev_plan ? (cfg.auto_recheck + 1) / 2 : cfg.auto_recheck;
+  fwd = strategy_for(cfg.strategy, fwd_plan, recheck);
+  if (rev_plan) rev = strategy_for(cfg.strategy, *rev_plan, recheck);
+}
+
+double HaloPart::bytes_per_step() const {
+  if (!rev_plan) return static_cast<double>(fwd_plan.halo_bytes());
+  return 0.5 * static_cast<double>(fwd_plan.halo_bytes() + rev_plan->halo_bytes());
+}
+
+}  // namespace haloex::lb::detail
