@@ -29,7 +29,7 @@ def probe_us(r: dict) -> float | None:
 class LinkState:
     """The probes of one report's records."""
 
-    fastest_us: float  # the lowest median probe of any record
+    fastest_us: float  # the lowest median probe of any record (above 0)
     slowest_us: float
     points: int  # records (strategy x size) with a probe
     slow_points: int  # of them at SLOW_LINK x fastest_us or more
@@ -38,7 +38,7 @@ class LinkState:
         """The record's probe over the fastest when that marks the slow
         state (at least SLOW_LINK), otherwise 0."""
         p = probe_us(r)
-        if p is None or self.fastest_us <= 0:
+        if p is None:
             return 0.0
         ratio = p / self.fastest_us
         return ratio if ratio >= SLOW_LINK else 0.0

@@ -65,7 +65,7 @@ def _states(a: list, b: list) -> list[str]:
         f"Link probe (machine state, docs/statistics.md): A {la.fastest_us:.1f} us, "
         f"B {lb.fastest_us:.1f} us.",
     ]
-    ratio = max(la.fastest_us, lb.fastest_us) / max(min(la.fastest_us, lb.fastest_us), 1e-9)
+    ratio = max(la.fastest_us, lb.fastest_us) / min(la.fastest_us, lb.fastest_us)  # both > 0
     if ratio >= SLOW_LINK:
         lines.append(
             f"Warning: A and B were not measured in the same machine state (their probes differ by "

@@ -37,7 +37,8 @@ class Auto final : public Strategy {
   std::vector<CandidateTime> candidates() const override { return measured_; }
   const HaloTimes& times() const override {
     if (past_.exchanges == 0) return chosen_->times();
-    combined_ = sum(past_, chosen_->times());
+    combined_ = past_;
+    combined_ += chosen_->times();
     return combined_;
   }
   void reset_times() override {
@@ -107,11 +108,6 @@ class Auto final : public Strategy {
     return median_of(d);
   }
 
-  static HaloTimes sum(const HaloTimes& a, const HaloTimes& b) {
-    return {a.begin_s + b.begin_s, a.end_s + b.end_s, a.pack_s + b.pack_s, a.unpack_s + b.unpack_s,
-            a.exchanges + b.exchanges};
-  }
-
   // Every recheck_every exchanges (the same count on every rank) a check:
   // once the slowest rank has spent min_window_ seconds in exchanges since
   // the last window closed, that stretch closes as a window, its time per
@@ -159,7 +155,7 @@ class Auto final : public Strategy {
     const HaloTimes old = chosen_->times();
     const double t0 = MPI_Wtime();
     choose();
-    past_ = sum(past_, old);
+    past_ += old;
     const bool kept = chosen_->name() == before;
     if (kept) min_window_ = std::min(2 * min_window_, 64 * opt_.min_window_s);
     std::ostringstream text;

@@ -658,11 +658,7 @@ Totals Solver::totals() {
 const Timers& Solver::timers() {
   Impl& m = *impl_;
   HaloTimes h = m.halo.fwd->times();
-  if (m.halo.rev) {
-    const HaloTimes& r = m.halo.rev->times();
-    h.begin_s += r.begin_s, h.end_s += r.end_s, h.pack_s += r.pack_s, h.unpack_s += r.unpack_s;
-    h.exchanges += r.exchanges;
-  }
+  if (m.halo.rev) h += m.halo.rev->times();
   m.timers.set(t_halo_begin, h.begin_s, h.exchanges);
   m.timers.set(t_halo_end, h.end_s, h.exchanges);
   m.timers.set(t_pack, h.pack_s, h.exchanges);

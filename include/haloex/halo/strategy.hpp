@@ -26,6 +26,12 @@ struct HaloTimes {
   long exchanges = 0;   ///< exchanges completed
   /// Seconds in MPI: posting, transfer and waiting.
   double mpi_s() const { return begin_s + end_s - pack_s - unpack_s; }
+  /// Add another's times and exchanges (two strategies of one run).
+  HaloTimes& operator+=(const HaloTimes& o) {
+    begin_s += o.begin_s, end_s += o.end_s, pack_s += o.pack_s, unpack_s += o.unpack_s;
+    exchanges += o.exchanges;
+    return *this;
+  }
 };
 
 /// One strategy's time as `auto` measured it.
