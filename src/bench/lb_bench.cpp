@@ -101,23 +101,25 @@ std::vector<lb::LbConfig> configurations(const LbBenchOptions& opt, const lb::Lb
             for (auto c : opt.collisions)
               for (auto sc : opt.schedules)
                 for (auto g : opt.geometries)
-                  for (long every : opt.output_every) {
-                    lb::LbConfig x = base;
-                    x.kernel = k;
-                    x.layout = l;
-                    x.strategy = s;
-                    x.overlap = o;
-                    x.mpi_progress_rows = p;
-                    x.collision = c;
-                    x.schedule = sc;
-                    if (g == LbGeometry::channel) x.periodic = {true, false, base.size[2] == 1};
-                    x.output_every = every;
-                    // One folder per configuration, so that deleting a
-                    // sample's files touches nothing else.
-                    x.output_dir =
-                        (fs::path(opt.output_dir) / ("bench-lb-" + std::to_string(out.size()))).string();
-                    out.push_back(x);
-                  }
+                  for (auto sw : opt.sweeps)
+                    for (long every : opt.output_every) {
+                      lb::LbConfig x = base;
+                      x.sweep = sw;
+                      x.kernel = k;
+                      x.layout = l;
+                      x.strategy = s;
+                      x.overlap = o;
+                      x.mpi_progress_rows = p;
+                      x.collision = c;
+                      x.schedule = sc;
+                      if (g == LbGeometry::channel) x.periodic = {true, false, base.size[2] == 1};
+                      x.output_every = every;
+                      // One folder per configuration, so that deleting a
+                      // sample's files touches nothing else.
+                      x.output_dir =
+                          (fs::path(opt.output_dir) / ("bench-lb-" + std::to_string(out.size()))).string();
+                      out.push_back(x);
+                    }
   return out;
 }
 
@@ -131,9 +133,11 @@ std::string config_name(const lb::LbConfig& c) {
   const std::string progress = c.mpi_progress_rows > 0 ? "+p" + std::to_string(c.mpi_progress_rows) : "";
   // (/outN: field output every N steps)
   const std::string output = c.output_every > 0 ? "/out" + std::to_string(c.output_every) : "";
+  // (/flat or /rows: a sweep other than the default)
+  const std::string sweep = c.sweep != lb::LbConfig{}.sweep ? "/" + to_string(c.sweep) : "";
   return to_string(c.kernel) + "/" + haloex::to_string(c.layout) + "/" + c.strategy + "/" +
          to_string(c.overlap) + progress + "/" + to_string(c.collision) + "/" + to_string(c.schedule) + "/" +
-         haloex::to_string(geometry_of(c)) + output;
+         haloex::to_string(geometry_of(c)) + sweep + output;
 }
 
 // Advance `steps` steps, writing the fields whenever the step count is a
@@ -412,6 +416,7 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
       j["mpi_progress_rows"] = r.lb.mpi_progress_rows;
       j["collision"] = lb::to_string(r.lb.collision);
       j["schedule"] = lb::to_string(r.lb.schedule);
+      j["sweep"] = lb::to_string(r.lb.sweep);
       j["geometry"] = to_string(geometry_of(r.lb));
       j["periodic"] = r.lb.periodic;
       j["mlups_samples"] = r.samples;

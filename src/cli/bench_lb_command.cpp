@@ -26,6 +26,7 @@ struct Args {
   std::string progress_rows = "0";
   std::string collisions = "bgk";
   std::string schedules = "worksharing";
+  std::string sweeps = lb::to_string(lb::LbConfig{}.sweep);
   std::string geometries = "box";
   std::string threads;
   std::string monitor = "off";
@@ -79,6 +80,10 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
          "--schedule", a->schedules,
          "How threads share a sweep: worksharing (omp for), taskloop (omp taskloop, one task per thread)")
       ->capture_default_str();
+  cmd->add_option("--sweep", a->sweeps,
+                  "How a sweep calls the kernels: rows (once per run of a row), flat (once per stretch of "
+                  "rows, across the halo sites between them; the row dimension's periodic halo is copied)")
+      ->capture_default_str();
   cmd->add_option("--geometry", a->geometries,
                   "Lattices: box (all fluid, periodic), channel (periodic in x, walls on the other faces)")
       ->capture_default_str();
@@ -127,6 +132,7 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       o.collisions = parse_list(a->collisions, "--collision", lb::parse_choice<lb::Collision>);
       o.schedules = parse_list(a->schedules, "--schedule", lb::parse_choice<lb::Schedule>);
       o.geometries = parse_list(a->geometries, "--geometry", parse_lb_geometry);
+      o.sweeps = parse_list(a->sweeps, "--sweep", lb::parse_choice<lb::Sweep>);
       for (long t : a->threads.empty() ? std::vector<long>{} : parse_long_list(a->threads, "--threads")) {
         if (t < 1 || t > 1024) throw InputError("--threads entries must be between 1 and 1024");
         o.threads.push_back(static_cast<int>(t));

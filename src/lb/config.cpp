@@ -270,6 +270,12 @@ const std::map<std::string, std::vector<Key>>& keys() {
          "worksharing (omp for over the rows of a sweep) or taskloop (omp taskloop, one task per thread)",
          [](auto& n, auto& c, auto& w) { c.schedule = parse_choice<Schedule>(as_string(n, w), w); },
          shown(&LbConfig::schedule)},
+        {"sweep",
+         "rows (one kernel call per run of a row) or flat (one call per stretch of consecutive rows, "
+         "across the halo sites between them; the row dimension's periodic halo is then copied, not "
+         "wrapped); bit-identical either way",
+         [](auto& n, auto& c, auto& w) { c.sweep = parse_choice<Sweep>(as_string(n, w), w); },
+         shown(&LbConfig::sweep)},
         {"periodic_wrap",
          "true: on a periodic dimension one rank holds whole, the kernels read across the boundary; false: "
          "copy that halo every step",
@@ -566,6 +572,7 @@ nlohmann::json config_json(const LbConfig& c) {
   j["mpi_progress_rows"] = c.mpi_progress_rows;
   j["halo"] = to_string(c.halo);
   j["schedule"] = to_string(c.schedule);
+  j["sweep"] = to_string(c.sweep);
   j["periodic_wrap"] = c.periodic_wrap;
   j["wall_tables"] = c.wall_tables;
   j["field_memory"] = to_string(c.field_memory);

@@ -42,6 +42,9 @@ std::unique_ptr<Strategy> strategy_for(const std::string& name, const Plan& plan
 std::array<bool, 3> wrapped_dims(const LbConfig& c, const Decomposition& dec) {
   std::array<bool, 3> w{false, false, false};
   for (int d = 0; d < c.ndim(); ++d) w[d] = c.periodic_wrap && c.periodic[d] && dec.procs(d) == 1;
+  // A flat sweep runs across the row dimension's halo sites: the kernels
+  // find the other side of the lattice there.
+  if (c.sweep == Sweep::flat) w[c.ndim() - 1] = false;
   return w;
 }
 

@@ -157,6 +157,17 @@ HALOEX_LB_INLINE void collide(const double* f, double* out, const Collision& p, 
   u2_out = m.u2;
 }
 
+/// Where a flat run (run.sweep = flat) has halo sites: it crosses the two
+/// halo sites between consecutive rows, so of every `pitch` sites from the
+/// run's start only the first `len` are the interior's. The kernels update
+/// the others too (their results are never read) but leave them out of the
+/// monitoring statistics. pitch = 0: a run without gaps.
+struct Gaps {
+  long len = 0, pitch = 0;
+  /// Whether site s of a run starting at s0 is a halo site.
+  bool at(long s0, long s) const { return pitch > 0 && (s - s0) % pitch >= len; }
+};
+
 /// Element index of (site, direction) in either layout.
 template <bool Soa, int Q>
 HALOEX_LB_INLINE long at(long s, int i, long cs) {
@@ -177,6 +188,7 @@ struct Context {
   const uint8_t* kind = nullptr;
   const double* wall = nullptr;  // moving-wall term per direction
   Collision coll;
+  Gaps gaps;  // of a flat run (for the monitor)
 };
 
 inline constexpr uint8_t kind_fluid = 0, kind_wall = 1, kind_moving = 2;
@@ -215,7 +227,8 @@ inline void observe(Stats& st, double rho, double u2) {
 // (measured: 54 against 72 MLUPS at 128^3, 1 thread). Software prefetching
 // 128-1024 sites ahead was tried too and cost 20-35%.
 template <class L, bool Forced, bool Mon, bool Staged, class Load, class Store>
-inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load load, Store store) {
+inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load load, Store store,
+                      Gaps gaps = {}) {
   constexpr int Q = L::q;
   constexpr long chunk = 64;
   const Collision p = coll;
@@ -268,6 +281,12 @@ inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load lo
       });
     }
     if constexpr (Mon) {
+      if (gaps.pitch > 0) {
+        // A flat run: the halo sites' results are left out.
+        for (long k = 0, x = (c0 - s0) % gaps.pitch; k < m; ++k, x = x + 1 == gaps.pitch ? 0 : x + 1)
+          if (x < gaps.len) observe<true>(st, rho_b[k], u2_b[k]);
+        continue;
+      }
       double rmin = st.rho_min, rmax = st.rho_max, umax = st.u2_max, nan = st.nan_sites;
 #pragma omp simd reduction(min : rmin) reduction(max : rmax, umax) reduction(+ : nan)
       for (long k = 0; k < m; ++k) track(rmin, rmax, umax, nan, rho_b[k], u2_b[k]);
@@ -279,7 +298,8 @@ inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load lo
 // One site at a time, all q populations in registers (AoS: a site's are
 // adjacent, so this is the access order of its cache lines).
 template <class L, bool Forced, bool Mon, class Load, class Store>
-inline void run_sites_scalar(long s0, long n, const Collision& coll, Stats& st, Load load, Store store) {
+inline void run_sites_scalar(long s0, long n, const Collision& coll, Stats& st, Load load, Store store,
+                             Gaps gaps) {
   constexpr int Q = L::q;
   const Collision p = coll;
   for (long s = s0; s < s0 + n; ++s) {
@@ -287,7 +307,8 @@ inline void run_sites_scalar(long s0, long n, const Collision& coll, Stats& st, 
     static_for<Q>([&](auto I) __attribute__((always_inline)) { f[I] = load(s, I); });
     collide<L, Forced>(f, o, p, rho, u2);
     static_for<Q>([&](auto I) __attribute__((always_inline)) { store(s, I) = o[I]; });
-    observe<Mon>(st, rho, u2);
+    if constexpr (Mon)
+      if (!gaps.at(s0, s)) observe<Mon>(st, rho, u2);
   }
 }
 
@@ -296,11 +317,11 @@ inline void run_sites_scalar(long s0, long n, const Collision& coll, Stats& st, 
 // lines either way (staging them through an SoA buffer, as the local kernel
 // does, ran pull at 0.55 and the AA odd step at 0.85 of this here).
 template <class L, bool Forced, bool Mon, bool Soa, class Load, class Store>
-inline void run_streaming(long s0, long n, const Collision& coll, Stats& st, Load load, Store store) {
+inline void run_streaming(long s0, long n, const Context& c, Stats& st, Load load, Store store) {
   if constexpr (Soa)
-    run_sites<L, Forced, Mon, false>(s0, n, coll, st, load, store);
+    run_sites<L, Forced, Mon, false>(s0, n, c.coll, st, load, store, c.gaps);
   else
-    run_sites_scalar<L, Forced, Mon>(s0, n, coll, st, load, store);
+    run_sites_scalar<L, Forced, Mon>(s0, n, c.coll, st, load, store, c.gaps);
 }
 
 // The neighbour displacements as a local copy the loops can keep in registers.
@@ -323,7 +344,8 @@ void local_run(const double* src, double* dst, long s0, long n, const Context& c
       [=](long s, auto I) __attribute__((always_inline))->const double& { return src[at<Soa, Q>(s, I, cs)]; },
       [=](long s, auto I) __attribute__((always_inline))->double& {
         return dst[at<Soa, Q>(s, Swap ? L::opp[I] : int(I), cs)];
-      });
+      },
+      c.gaps);
 }
 
 /// Where the two-grid pull kernel reads and writes: f_i(x) = src_i(x - c_i),
@@ -368,7 +390,7 @@ struct AaOddAccess {
 template <class L, bool Soa, bool Forced, bool Mon, class Access>
 void run_range(const Access& x, long s0, long n, const Context& c, Stats& st) {
   run_streaming<L, Forced, Mon, Soa>(
-      s0, n, c.coll,
+      s0, n, c,
       st, [&](long s, auto I) __attribute__((always_inline))->const double& { return x.load(s, I); },
       [&](long s, auto I) __attribute__((always_inline))->double& { return x.store(s, I); });
 }
@@ -398,7 +420,7 @@ void aa_odd_run(double* a, long s0, long n, const Context& c, Stats& st) {
     std::array<double*, Q> p;
     for (int i = 0; i < Q; ++i) p[i] = a + i * c.cs + nb[i];
     run_streaming<L, Forced, Mon, Soa>(
-        s0, n, c.coll,
+        s0, n, c,
         st, [=](long s, auto I) __attribute__((always_inline))->const double& { return p[L::opp[I]][s]; },
         [=](long s, auto I) __attribute__((always_inline))->double& { return p[I][s]; });
   } else {

@@ -16,6 +16,7 @@
 #include "kernel_set.hpp"
 #include "kernels.hpp"
 #include "neighbours.hpp"
+#include "sweeper.hpp"
 #include "wall_guard.hpp"
 
 namespace haloex::lb {
@@ -23,6 +24,7 @@ namespace haloex::lb {
 namespace {
 
 using detail::Context;
+using detail::Gaps;
 using detail::HaloPart;
 using detail::KernelSet;
 using detail::pick;
@@ -114,11 +116,11 @@ struct Solver::Impl {
   Context ctx;
   KernelSet kern[2];  // without / with monitoring
   SweepBoxes boxes;
+  detail::Sweeper sweeper;
 
   // The halo and the AA pattern's bookkeeping around it.
   HaloPart halo;
-  Strategy* in_flight = nullptr;  // the exchange a sweep drives MPI progress for (run.mpi_progress_rows)
-  WallGuard guard;                // the AA write-back's (wall_guard.hpp)
+  WallGuard guard;  // the AA write-back's (wall_guard.hpp)
 
   // Time stepping, monitoring and timing.
   Monitor monitor;
@@ -136,6 +138,7 @@ struct Solver::Impl {
         overlap(c.overlap),
         f0(dec, vs.q, 1, c.layout, c.field_memory),
         nbt(f0.shape(), vs, wrapped_dims(c, dec), table_walls(c, dec), c.kernel == Kernel::aa),
+        sweeper(f0.shape(), map, nbt, c),
         halo(c, vs, dec, f0, nbt),
         monitor(dec.comm(), parse_monitor_mode(c.monitor_mode), c.mach_limit) {
     if (!aa) f1.emplace(dec, vs.q, 1, c.layout, c.field_memory);
@@ -258,118 +261,11 @@ struct Solver::Impl {
   double* grid(int g) { return g == 0 ? f0.data() : f1->data(); }
   FieldView view(int g) { return g == 0 ? f0.view() : f1->view(); }
 
-  // A thread's wrapped row ends waiting for the list kernel, by class: one
-  // site per row, a row apart, so they are updated a batch at a time rather
-  // than one by one (each alone would take the scalar remainder path).
-  struct EndBatches {
-    static constexpr int batch = 32;
-    long sites[64][batch];
-    int count[64] = {};
-    template <class List>
-    void add(int cls, long s, List& list, Stats& st) {
-      sites[cls][count[cls]++] = s;
-      if (count[cls] == batch) flush(cls, list, st);
-    }
-    template <class List>
-    void flush(int cls, List& list, Stats& st) {
-      if (count[cls] > 0) list(sites[cls], count[cls], cls, st);
-      count[cls] = 0;
-    }
-  };
-
-  // What one thread of a sweep accumulates, a cache line apart from the
-  // next thread's.
-  struct alignas(64) ThreadPart {
-    Stats st;
-    std::unique_ptr<EndBatches> ends;
-    long rows = 0;  // rows done (counted for MPI progress)
-  };
-
-  // Run `plain` over runs of fast sites, `site` over boundary sites and
-  // `list` over batches of fast sites at the wrapped ends of rows (when the
-  // row dimension wraps), each with the neighbour table of its class;
-  // threads over rows, shared by `omp for` or by one task per thread
-  // (run.schedule). Returns the monitoring statistics. Local sweeps read no
-  // neighbour (`boundary_is_plain`): every run is plain and whole.
-  template <class Plain, class Site, class List>
-  Stats sweep(const std::vector<Box>& boxes, Plain plain, Site site, List list, bool boundary_is_plain) {
-    const FieldShape& sh = f0.shape();
-    const int o0 = map.outer(0), o1 = map.outer(1), rd = map.row_dim();
-    const long rn = sh.local[rd];
-    // Row ends of another class (wrapped or walled) leave the run.
-    const bool peel_first = !boundary_is_plain && nbt.site_class(rd, 0) != 0;
-    const bool peel_last = !boundary_is_plain && nbt.site_class(rd, rn - 1) != 0;
-    const bool tasks = cfg.schedule == Schedule::taskloop;
-    std::vector<ThreadPart> parts(static_cast<size_t>(omp_get_max_threads()));
-    // A task runs on one thread from start to end (tied, no scheduling point
-    // inside), so it may use that thread's part.
-    auto row = [&](const Box& b, long a, long bb) {
-      ThreadPart& part = parts[static_cast<size_t>(omp_get_thread_num())];
-      Stats& st = part.st;
-      long coord[3] = {0, 0, 0};
-      coord[o0] = a;
-      coord[o1] = bb;
-      const long row0 = sh.site(coord[0], coord[1], coord[2]);  // site of row coordinate 0
-      const int cls = nbt.site_class(o0, a) | nbt.site_class(o1, bb);
-      const long* nb = nbt.table(cls);
-      const long* snb = nbt.site_table(cls);  // for the one-site path, which finds solids by kind
-      auto [first, last] = map.row(a, bb);
-      for (const SiteMap::Run* run = first; run != last; ++run) {
-        long lo = std::max(run->r0, b.lo[rd]), hi = std::min(run->r1, b.hi[rd]);
-        if (lo >= hi) continue;
-        const bool fast = run->type == SiteMap::plain || boundary_is_plain;
-        auto end_site = [&](long r) {
-          const int c = cls | nbt.site_class(rd, r);
-          if (fast)
-            part.ends->add(c, row0 + r, list, st);
-          else
-            site(row0 + r, nbt.site_table(c), st);
-        };
-        if (peel_first && lo == 0) end_site(lo++);
-        if (peel_last && hi == rn && lo < hi) end_site(--hi);
-        if (fast && lo < hi)
-          plain(row0 + lo, hi - lo, nb, st);
-        else
-          for (long r = lo; r < hi; ++r) site(row0 + r, snb, st);
-      }
-      // The main thread (which began the exchange: MPI is funneled) moves
-      // the messages on now and then.
-      if (in_flight != nullptr && omp_get_thread_num() == 0 && ++part.rows % cfg.mpi_progress_rows == 0)
-        in_flight->progress();
-    };
-#pragma omp parallel
-    {
-      const int me = omp_get_thread_num(), team = omp_get_num_threads();
-      // (Before this thread reaches a point where it may run a task.)
-      if (peel_first || peel_last) parts[static_cast<size_t>(me)].ends = std::make_unique<EndBatches>();
-      for (const Box& b : boxes) {
-        const long a0 = b.lo[o0], a1 = b.hi[o0], b0 = b.lo[o1], b1 = b.hi[o1];
-        if (!tasks) {
-#pragma omp for collapse(2) schedule(static) nowait
-          for (long a = a0; a < a1; ++a)
-            for (long bb = b0; bb < b1; ++bb) row(b, a, bb);
-        } else {
-#pragma omp single nowait
-#pragma omp taskloop collapse(2) num_tasks(team) nogroup
-          for (long a = a0; a < a1; ++a)
-            for (long bb = b0; bb < b1; ++bb) row(b, a, bb);
-        }
-      }
-      // (The barrier waits for every task too.)
-#pragma omp barrier
-      ThreadPart& part = parts[static_cast<size_t>(me)];
-      if (part.ends)
-        for (int c = 0; c < 64; ++c) part.ends->flush(c, list, part.st);
-    }
-    Stats total;
-    for (const ThreadPart& p : parts) total.merge(p.st);
-    return total;
-  }
-
-  // The kernel context with another neighbour table.
-  Context with(const long* nb) const {
+  // The kernel context with another neighbour table (and a flat run's gaps).
+  Context with(const long* nb, Gaps gaps = {}) const {
     Context c = ctx;
     c.nb = nb;
+    c.gaps = gaps;
     return c;
   }
 
@@ -377,16 +273,18 @@ struct Solver::Impl {
     const double* src = grid(aa ? 0 : cur);
     double* dst = grid(aa ? 0 : 1 - cur);
     auto fn = swap ? k.local_swap : k.local_same;
-    return sweep(
-        boxes, [&](long s, long n, const long*, Stats& st) { fn(src, dst, s, n, ctx, st); },
+    return sweeper.sweep(
+        boxes,
+        [&](long s, long n, const long*, Gaps g, Stats& st) { fn(src, dst, s, n, with(ctx.nb, g), st); },
         [](long, const long*, Stats&) {}, [](const long*, long, int, Stats&) {}, true);
   }
 
   Stats sweep_pull(const std::vector<Box>& boxes, const KernelSet& k) {
     const double* src = grid(cur);
     double* dst = grid(1 - cur);
-    return sweep(
-        boxes, [&](long s, long n, const long* nb, Stats& st) { k.pull(src, dst, s, n, with(nb), st); },
+    return sweeper.sweep(
+        boxes,
+        [&](long s, long n, const long* nb, Gaps g, Stats& st) { k.pull(src, dst, s, n, with(nb, g), st); },
         [&](long s, const long* nb, Stats& st) { k.pull_site(src, dst, s, with(nb), st); },
         [&](const long* s, long n, int cls, Stats& st) {
           k.pull_list(src, dst, s, n, with(nbt.table(cls)), st);
@@ -396,8 +294,8 @@ struct Solver::Impl {
 
   Stats sweep_odd(const std::vector<Box>& boxes, const KernelSet& k) {
     double* a = grid(0);
-    return sweep(
-        boxes, [&](long s, long n, const long* nb, Stats& st) { k.aa_odd(a, s, n, with(nb), st); },
+    return sweeper.sweep(
+        boxes, [&](long s, long n, const long* nb, Gaps g, Stats& st) { k.aa_odd(a, s, n, with(nb, g), st); },
         [&](long s, const long* nb, Stats& st) { k.aa_odd_site(a, s, with(nb), st); },
         [&](const long* s, long n, int cls, Stats& st) { k.aa_odd_list(a, s, n, with(nbt.table(cls)), st); },
         false);
@@ -413,9 +311,9 @@ struct Solver::Impl {
     if (write_back) guard.restore(f0.data(), 0);  // its only writers, the local copies, are done
     if (interior) {
       ScopedTimer t(timers, t_update);
-      in_flight = cfg.mpi_progress_rows > 0 ? &strat : nullptr;
+      sweeper.drive(cfg.mpi_progress_rows > 0 ? &strat : nullptr);
       st = update(boxes.inner);
-      in_flight = nullptr;
+      sweeper.drive(nullptr);
     } else if (overlap == Overlap::map) {
       ScopedTimer t(timers, t_map);
       map.build(f0.shape(), vs.ndim, map_kinds, offsets);

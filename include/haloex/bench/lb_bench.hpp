@@ -47,6 +47,7 @@ struct LbBenchOptions {
       0};  ///< with interior overlap: rows between MPI progress calls (0: off)
   std::vector<lb::Collision> collisions{lb::Collision::bgk};       ///< collision operators
   std::vector<lb::Schedule> schedules{lb::Schedule::worksharing};  ///< thread schedules
+  std::vector<lb::Sweep> sweeps{lb::LbConfig{}.sweep};             ///< how sweeps call the kernels
   std::vector<LbGeometry> geometries{LbGeometry::box};             ///< lattices: box or channel
   std::vector<int> threads;     ///< empty: the count chosen at start-up (choose_threads)
   std::string monitor = "off";  ///< monitoring mode: "off", "blocking" or "nonblocking"

@@ -28,6 +28,11 @@ enum class Overlap { none, interior, map };
 enum class HaloMode { reduced, full };
 /// How threads share a sweep: `omp for` over its rows, or `omp taskloop`.
 enum class Schedule { worksharing, taskloop };
+/// How a sweep calls the kernels: once per run of a row, or once per stretch
+/// of consecutive rows across the halo sites between them (`flat`: the RRZE
+/// kernels' one loop over the lattice with ghost layers; the row dimension's
+/// periodic halo is then copied rather than wrapped in the kernels).
+enum class Sweep { rows, flat };
 
 /// The names of a choice's values, in enumerator order.
 /// @{
@@ -36,6 +41,7 @@ constexpr std::array<std::string_view, 2> choice_names(Collision) { return {"bgk
 constexpr std::array<std::string_view, 3> choice_names(Overlap) { return {"none", "interior", "map"}; }
 constexpr std::array<std::string_view, 2> choice_names(HaloMode) { return {"reduced", "full"}; }
 constexpr std::array<std::string_view, 2> choice_names(Schedule) { return {"worksharing", "taskloop"}; }
+constexpr std::array<std::string_view, 2> choice_names(Sweep) { return {"rows", "flat"}; }
 /// @}
 
 /// A setting that names one of a few choices: an enum with choice_names().
@@ -117,6 +123,7 @@ struct LbConfig {
   long mpi_progress_rows = 0;       ///< overlap = interior: drive MPI progress every this many rows (0: off)
   HaloMode halo = HaloMode::reduced;          ///< the populations the exchange carries
   Schedule schedule = Schedule::worksharing;  ///< how threads share a sweep
+  Sweep sweep = Sweep::rows;                  ///< how a sweep calls the kernels
   bool periodic_wrap = true;  ///< kernels read across periodic boundaries a rank holds whole (no halo copy)
   bool wall_tables = true;    ///< SoA: bounce-back on resting walls through the neighbour tables
   FieldMemory field_memory = FieldMemory::heap;  ///< node: `shm` reads halos straight from a neighbour
