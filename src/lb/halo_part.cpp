@@ -7,25 +7,31 @@ namespace haloex::lb::detail {
 
 namespace {
 
-// `base` without the halo regions across wrapped dimensions, which the
-// kernels never touch.
-ComponentPredicate outside_wrapped(ComponentPredicate base, const NeighbourTables& nbt) {
-  if (!nbt.wraps_any()) return base;
-  return [base = std::move(base), &nbt](const Offset& o, int comp) {
+// The dimensions whose halo no exchange fills: those the kernels wrap, and
+// the row dimension when the sweep copies it (RowWrap).
+std::array<bool, 3> unexchanged(const LbConfig& c, const Decomposition& dec) {
+  std::array<bool, 3> w = wrapped_dims(c, dec);
+  if (sweep_wraps_rows(c, dec)) w[c.ndim() - 1] = true;
+  return w;
+}
+
+// `base` without the halo regions across `skip`ped dimensions.
+ComponentPredicate outside(ComponentPredicate base, std::array<bool, 3> skip) {
+  if (!skip[0] && !skip[1] && !skip[2]) return base;
+  return [base = std::move(base), skip](const Offset& o, int comp) {
     for (int d = 0; d < max_dims; ++d)
-      if (o[d] != 0 && nbt.wraps(d)) return false;
+      if (o[d] != 0 && skip[d]) return false;
     return !base || base(o, comp);
   };
 }
 
 // Reduced: only the populations that cross into each halo region (for the
 // AA pattern, which stores them in opposite slots, the reversed set).
-Plan forward_plan(const LbConfig& cfg, const VelocitySet& vs, const Decomposition& dec, Field<double>& f0,
-                  const NeighbourTables& nbt) {
+Plan forward_plan(const LbConfig& cfg, const VelocitySet& vs, const Decomposition& dec, Field<double>& f0) {
   ComponentPredicate pred;
   if (cfg.halo == HaloMode::reduced)
     pred = crossing_components(cfg.kernel == Kernel::aa ? vs.reversed() : vs.c);
-  return Plan(dec, {FieldSpec::of(f0, outside_wrapped(pred, nbt))});
+  return Plan(dec, {FieldSpec::of(f0, outside(pred, unexchanged(cfg, dec)))});
 }
 
 // The halo strategy by name; `auto` re-checks its choice every `recheck`
@@ -48,14 +54,21 @@ std::array<bool, 3> wrapped_dims(const LbConfig& c, const Decomposition& dec) {
   return w;
 }
 
-HaloPart::HaloPart(const LbConfig& cfg, const VelocitySet& vs, const Decomposition& dec, Field<double>& f0,
-                   const NeighbourTables& nbt)
-    : kind(to_string(cfg.halo)), fwd_plan(forward_plan(cfg, vs, dec, f0, nbt)) {
+bool sweep_wraps_rows(const LbConfig& c, const Decomposition& dec) {
+  if (c.sweep != Sweep::flat || !c.periodic_wrap || !c.periodic[c.ndim() - 1]) return false;
+  for (int d = 0; d < c.ndim(); ++d)
+    if (dec.procs(d) > 1) return false;
+  return true;
+}
+
+HaloPart::HaloPart(const LbConfig& cfg, const VelocitySet& vs, const Decomposition& dec, Field<double>& f0)
+    : kind(to_string(cfg.halo)), fwd_plan(forward_plan(cfg, vs, dec, f0)) {
   // The write-back is always reduced: with full components it would
   // overwrite populations this rank has just computed.
   if (cfg.kernel == Kernel::aa)
-    rev_plan.emplace(Plan(dec, {FieldSpec::of(f0, outside_wrapped(crossing_components(vs.reversed()), nbt))})
-                         .transposed(vs.c, wrapped_dims(cfg, dec)));
+    rev_plan.emplace(
+        Plan(dec, {FieldSpec::of(f0, outside(crossing_components(vs.reversed()), unexchanged(cfg, dec)))})
+            .transposed(vs.c, wrapped_dims(cfg, dec)));
 }
 
 void HaloPart::start(const LbConfig& cfg) {

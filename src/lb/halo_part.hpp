@@ -19,12 +19,15 @@ namespace haloex::lb::detail {
 
 /// Dimensions the kernels wrap: periodic, and this rank's whole.
 std::array<bool, 3> wrapped_dims(const LbConfig& c, const Decomposition& dec);
+/// Whether a flat sweep copies the row dimension's periodic halo itself,
+/// row by row (RowWrap), rather than an exchange: this rank holds the whole
+/// lattice, and the kernels wrap every other periodic dimension.
+bool sweep_wraps_rows(const LbConfig& c, const Decomposition& dec);
 
 struct HaloPart {
   /// The plans for the populations `f0` (and, with the AA pattern, the
   /// write-back's); no strategy yet.
-  HaloPart(const LbConfig& cfg, const VelocitySet& vs, const Decomposition& dec, Field<double>& f0,
-           const NeighbourTables& nbt);
+  HaloPart(const LbConfig& cfg, const VelocitySet& vs, const Decomposition& dec, Field<double>& f0);
   /// Build the strategies that run the plans (collective: `auto` races here).
   void start(const LbConfig& cfg);
   /// Bytes a rank sends per step: with the AA pattern half of each exchange.

@@ -16,6 +16,7 @@
 #include "kernel_set.hpp"
 #include "kernels.hpp"
 #include "neighbours.hpp"
+#include "row_wrap.hpp"
 #include "sweeper.hpp"
 #include "wall_guard.hpp"
 
@@ -117,6 +118,7 @@ struct Solver::Impl {
   KernelSet kern[2];  // without / with monitoring
   SweepBoxes boxes;
   detail::Sweeper sweeper;
+  detail::RowWrap row_wrap;  // a flat sweep's copies of the row dimension's periodic halo (or inactive)
 
   // The halo and the AA pattern's bookkeeping around it.
   HaloPart halo;
@@ -139,7 +141,7 @@ struct Solver::Impl {
         f0(dec, vs.q, 1, c.layout, c.field_memory),
         nbt(f0.shape(), vs, wrapped_dims(c, dec), table_walls(c, dec), c.kernel == Kernel::aa),
         sweeper(f0.shape(), map, nbt, c),
-        halo(c, vs, dec, f0, nbt),
+        halo(c, vs, dec, f0),
         monitor(dec.comm(), parse_monitor_mode(c.monitor_mode), c.mach_limit) {
     if (!aa) f1.emplace(dec, vs.q, 1, c.layout, c.field_memory);
     const FieldShape& sh = f0.shape();
@@ -172,6 +174,7 @@ struct Solver::Impl {
     long fluid = map.fluid_sites();
     mpi_check(MPI_Allreduce(&fluid, &fluid_global, 1, MPI_LONG, MPI_SUM, dec.comm()), "MPI_Allreduce");
     make_boxes();
+    if (detail::sweep_wraps_rows(cfg, dec)) row_wrap = detail::RowWrap(sh, vs, map, nbt, kinds, aa);
 
     halo.start(cfg);
     if (aa) guard.build(f0.shape(), vs, nbt, dec, kinds, [&](auto f) { for_each_fluid(f); });
@@ -269,6 +272,17 @@ struct Solver::Impl {
     return c;
   }
 
+  // RowWrap's copies around the rows a sweep updates in grid g: the AA odd
+  // step's outgoing populations returned before (when a write-back is
+  // pending), the halo refilled after.
+  detail::RowHooks wrap_hooks(double* g, bool write_back) const {
+    detail::RowHooks h;
+    if (!row_wrap.active()) return h;
+    if (write_back) h.before = [this, g](long a, long b0, long b1) { row_wrap.write_back(g, a, b0, b1); };
+    h.after = [this, g](long a, long b0, long b1) { row_wrap.fill(g, a, b0, b1); };
+    return h;
+  }
+
   Stats sweep_local(const std::vector<Box>& boxes, const KernelSet& k, bool swap) {
     const double* src = grid(aa ? 0 : cur);
     double* dst = grid(aa ? 0 : 1 - cur);
@@ -276,7 +290,8 @@ struct Solver::Impl {
     return sweeper.sweep(
         boxes,
         [&](long s, long n, const long*, Gaps g, Stats& st) { fn(src, dst, s, n, with(ctx.nb, g), st); },
-        [](long, const long*, Stats&) {}, [](const long*, long, int, Stats&) {}, true);
+        [](long, const long*, Stats&) {}, [](const long*, long, int, Stats&) {}, true,
+        wrap_hooks(dst, swap && halo.reverse_pending));
   }
 
   Stats sweep_pull(const std::vector<Box>& boxes, const KernelSet& k) {
@@ -289,7 +304,7 @@ struct Solver::Impl {
         [&](const long* s, long n, int cls, Stats& st) {
           k.pull_list(src, dst, s, n, with(nbt.table(cls)), st);
         },
-        false);
+        false, wrap_hooks(dst, false));
   }
 
   Stats sweep_odd(const std::vector<Box>& boxes, const KernelSet& k) {
@@ -378,6 +393,7 @@ struct Solver::Impl {
     if (halo.reverse_pending) {
       const FieldView v[1] = {view(0)};
       halo.rev->exchange(v);
+      if (row_wrap.active()) row_wrap.write_back_all(f0.data());
       guard.restore(f0.data(), 0), guard.restore(f0.data(), 1);
       halo.reverse_pending = false;
     }

@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -46,6 +47,12 @@ struct alignas(64) ThreadPart {
   long rows = 0;  // rows done (counted for MPI progress)
 };
 
+/// What a sweep does to rows [b0, b1) of plane a right before and right
+/// after the kernels update them (RowWrap's copies); empty: nothing.
+struct RowHooks {
+  std::function<void(long a, long b0, long b1)> before, after;
+};
+
 class Sweeper {
  public:
   Sweeper(const FieldShape& sh, const SiteMap& map, const NeighbourTables& nbt, const LbConfig& cfg)
@@ -65,9 +72,10 @@ class Sweeper {
   /// batches of wrapped row ends, each with the neighbour table of its class;
   /// threads over rows (or, flat, stretches of rows). Local sweeps read no
   /// neighbour (`boundary_is_plain`): every run is plain and whole. Returns
-  /// the monitoring statistics.
+  /// the monitoring statistics. `hooks` run around each stretch or row.
   template <class Plain, class Site, class List>
-  Stats sweep(const std::vector<Box>& boxes, Plain plain, Site site, List list, bool boundary_is_plain) {
+  Stats sweep(const std::vector<Box>& boxes, Plain plain, Site site, List list, bool boundary_is_plain,
+              const RowHooks& hooks = {}) {
     const int rd = map_.row_dim();
     const long rn = sh_.local[rd];
     // Row ends of another class (wrapped or walled) leave the run.
@@ -75,14 +83,21 @@ class Sweeper {
     const bool peel_last = !boundary_is_plain && nbt_.site_class(rd, rn - 1) != 0;
     const bool peel = peel_first || peel_last;
     std::vector<ThreadPart> parts(static_cast<size_t>(omp_get_max_threads()));
-    auto row = [&](const Box& b, long a, long bb) {
+    auto row_alone = [&](const Box& b, long a, long bb) {
       ThreadPart& part = parts[static_cast<size_t>(omp_get_thread_num())];
       one_row(b, a, bb, part, peel_first, peel_last, boundary_is_plain, plain, site, list);
       progress(part);
     };
+    auto row = [&](const Box& b, long a, long bb) {
+      if (hooks.before) hooks.before(a, bb, bb + 1);
+      row_alone(b, a, bb);
+      if (hooks.after) hooks.after(a, bb, bb + 1);
+    };
     auto rows = [&](const Box& b, long a, long b0, long b1) {
       ThreadPart& part = parts[static_cast<size_t>(omp_get_thread_num())];
-      stretch(b, a, b0, b1, part, boundary_is_plain, plain, row);
+      if (hooks.before) hooks.before(a, b0, b1);
+      stretch(b, a, b0, b1, part, boundary_is_plain, plain, row_alone);
+      if (hooks.after) hooks.after(a, b0, b1);
     };
 #pragma omp parallel
     {
