@@ -206,6 +206,7 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
       std::vector<std::unique_ptr<LbOutput>> outputs;  // (null: no output)
       for (const lb::LbConfig& c : configs) {
         solvers.push_back(std::make_unique<lb::Solver>(c, comm));
+        solvers.back()->time_kernels(true);
         solvers.back()->advance(opt.warmup);
         outputs.push_back(c.output_every > 0 ? std::make_unique<LbOutput>(*solvers.back(), c) : nullptr);
       }
@@ -267,7 +268,8 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
             advance_with_output(s, *outputs[k], opt.steps, configs[k].output_every);
           else
             s.advance(opt.steps);
-          const double tmax = max_over(comm, MPI_Wtime() - t0);
+          const double mine = MPI_Wtime() - t0;
+          const double tmax = max_over(comm, mine);
           if (outputs[k]) {
             // One output is several quantities' events at the same step.
             long last_step = -1;
@@ -284,6 +286,9 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
               max_over(comm, (tm.seconds(lb::t_halo_begin) + tm.seconds(lb::t_halo_end)) / opt.steps);
           res[k].samples.push_back(static_cast<double>(s.fluid_sites()) * opt.steps / tmax / 1e6);
           res[k].halo_s_per_step.push_back(hmax);
+          // The share of the sample outside the kernel calls, on the rank
+          // where it is largest.
+          res[k].outside_samples.push_back(max_over(comm, 1.0 - tm.seconds(lb::t_kernels) / mine));
         }
       }
       const double bytes = 2.0 * 8.0 * vs.q;
@@ -309,6 +314,7 @@ std::vector<LbBenchResult> run_lb_bench(MPI_Comm comm, const LbBenchOptions& opt
         x.fraction = x.summary.median / sres[0].roofline_mlups;
         x.fraction_q = x.summary.median / sres[1].roofline_mlups;
         x.halo_median_s = summarize(x.halo_s_per_step).median;
+        x.outside_median = summarize(x.outside_samples).median;
         x.ratio_to_first = x.summary.median / res[0].summary.median;
         if (x.output_writes > 0) x.output_bytes /= static_cast<double>(x.output_writes);
         out.push_back(x);
@@ -357,8 +363,9 @@ std::string lb_size_text(const std::array<long, 3>& s, int ndim) {
 std::string format_lb_table(const std::vector<LbBenchResult>& results) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%11s %7s  %-44s %10s %10s %9s %8s %8s %8s %12s %9s\n", "L", "threads",
-                "config", "MLUPS", "mean", "std", "roofline", "fraction", "q-frac", "halo ms/step", "ratio");
+  std::snprintf(line, sizeof line, "%11s %7s  %-44s %10s %10s %9s %8s %8s %8s %12s %8s %9s\n", "L", "threads",
+                "config", "MLUPS", "mean", "std", "roofline", "fraction", "q-frac", "halo ms/step", "outside",
+                "ratio");
   s += line;
   for (const LbBenchResult& r : results) {
     if (is_sweep(r.config)) {
@@ -371,10 +378,11 @@ std::string format_lb_table(const std::vector<LbBenchResult>& results) {
       s += line;
       continue;
     }
-    std::snprintf(line, sizeof line, "%11s %7d  %-44s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %9.3f\n",
+    std::snprintf(line, sizeof line,
+                  "%11s %7d  %-44s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %7.1f%% %9.3f\n",
                   lb_size_text(r.size, r.size[2] == 1 ? 2 : 3).c_str(), r.threads, r.config.c_str(),
                   r.summary.median, r.summary.mean, r.summary.stddev, r.roofline_mlups, r.fraction,
-                  r.fraction_q, r.halo_median_s * 1e3, r.ratio_to_first);
+                  r.fraction_q, r.halo_median_s * 1e3, r.outside_median * 100, r.ratio_to_first);
     s += line;
   }
   return s;
@@ -428,6 +436,8 @@ std::vector<nlohmann::json> lb_bench_records(MPI_Comm comm, const LbBenchOptions
       j["roofline_fraction"] = r.fraction;
       j["q_roofline_fraction"] = r.fraction_q;
       j["halo_time_per_step_s_samples"] = r.halo_s_per_step;
+      j["outside_kernels_fraction_samples"] = r.outside_samples;
+      j["outside_kernels_fraction_median"] = r.outside_median;
       j["halo_time_per_step_s_median"] = r.halo_median_s;
       j["ratio_to_first_config"] = r.ratio_to_first;
       j["output_every"] = r.lb.output_every;

@@ -260,6 +260,7 @@ int run_lb(const Args& a, const ThreadChoice& threads) {
   }
   const lb::LbConfig cfg = read_input(a);
   lb::Solver solver(cfg, MPI_COMM_WORLD);
+  solver.time_kernels(true);  // the timers then say what share of the update the kernels take
   Outcome o;
   o.pinned = pin_team(threads, omp_get_max_threads());
   const bool root = solver.decomposition().rank() == 0;

@@ -2,6 +2,10 @@
 // The collide-stream kernels of one (velocity set, layout, forcing,
 // monitoring) choice as a table of function pointers, picked once when the
 // solver starts (kernels.hpp holds the kernels themselves).
+#include <vector>
+
+#include "haloex/field/field.hpp"
+#include "haloex/lb/config.hpp"
 #include "kernels.hpp"
 
 namespace haloex::lb::detail {
@@ -43,5 +47,48 @@ KernelSet pick(bool soa, bool forced, bool mon) {
   if (forced) return mon ? kernel_set<L, false, true, true>() : kernel_set<L, false, true, false>();
   return mon ? kernel_set<L, false, false, true>() : kernel_set<L, false, false, false>();
 }
+
+/// The kernels of a run and what they get besides their arrays: the
+/// collision parameters, the site kinds, the moving wall's term per
+/// direction and the bulk neighbour table.
+struct Kernels {
+  std::vector<double> wall;  // moving-wall term per direction
+  Context ctx;
+  KernelSet set[2];  // without / with monitoring
+
+  Kernels(const LbConfig& cfg, const VelocitySet& vs, const FieldShape& sh, const long* bulk,
+          const uint8_t* kinds) {
+    for (int i = 0; i < vs.q; ++i) {
+      double cu = 0;
+      for (int d = 0; d < 3; ++d) cu += vs.c[i][d] * cfg.wall_velocity[d];
+      wall.push_back(2.0 * vs.w[i] * cfg.rho0 * cu / cs2);
+    }
+    ctx.cs = sh.comp_stride;
+    ctx.nb = bulk;
+    ctx.kind = kinds;
+    ctx.wall = wall.data();
+    const double tau_m = cfg.collision == lb::Collision::trt ? 0.5 + cfg.magic / (cfg.tau - 0.5) : cfg.tau;
+    ctx.coll.omega_p = 1.0 / cfg.tau;
+    ctx.coll.omega_m = 1.0 / tau_m;
+    ctx.coll.keep_p = 1.0 - 0.5 * ctx.coll.omega_p;
+    ctx.coll.keep_m = 1.0 - 0.5 * ctx.coll.omega_m;
+    for (int d = 0; d < 3; ++d) ctx.coll.force[d] = cfg.force[d];
+    const bool forced = cfg.force[0] != 0 || cfg.force[1] != 0 || cfg.force[2] != 0;
+    const bool soa = cfg.layout == Layout::soa;
+    for (int mon = 0; mon < 2; ++mon)
+      set[mon] =
+          with_velocity_set(cfg.velocity_set, [&](auto l) { return pick<decltype(l)>(soa, forced, mon); });
+  }
+  Kernels(const Kernels&) = delete;  // ctx points into wall
+  Kernels& operator=(const Kernels&) = delete;
+
+  /// The context with another neighbour table (and a flat run's gaps).
+  Context with(const long* nb, Gaps gaps = {}) const {
+    Context c = ctx;
+    c.nb = nb;
+    c.gaps = gaps;
+    return c;
+  }
+};
 
 }  // namespace haloex::lb::detail

@@ -44,7 +44,8 @@ struct EndBatches {
 struct alignas(64) ThreadPart {
   Stats st;
   std::unique_ptr<EndBatches> ends;
-  long rows = 0;  // rows done (counted for MPI progress)
+  long rows = 0;        // rows done (counted for MPI progress)
+  double kernel_s = 0;  // inside kernel calls (Sweeper::time_kernels)
 };
 
 /// What a sweep does to rows [b0, b1) of plane a right before and right
@@ -66,6 +67,10 @@ class Sweeper {
   /// The exchange whose MPI progress the main thread drives during the
   /// sweeps (run.mpi_progress_rows), or null.
   void drive(Strategy* s) { in_flight_ = s; }
+  /// Clock every kernel call; kernel_seconds() sums them (mean over threads).
+  void time_kernels(bool on) { timed_ = on; }
+  double kernel_seconds() const { return kernel_s_; }
+  void reset_kernel_seconds() { kernel_s_ = 0; }
 
   /// Run `plain(s, n, nb, gaps, st)` over runs of plain sites, `site(s, nb,
   /// st)` over sites next to a solid and `list(sites, n, cls, st)` over
@@ -74,8 +79,8 @@ class Sweeper {
   /// neighbour (`boundary_is_plain`): every run is plain and whole. Returns
   /// the monitoring statistics. `hooks` run around each stretch or row.
   template <class Plain, class Site, class List>
-  Stats sweep(const std::vector<Box>& boxes, Plain plain, Site site, List list, bool boundary_is_plain,
-              const RowHooks& hooks = {}) {
+  Stats sweep(const std::vector<Box>& boxes, Plain plain_in, Site site_in, List list_in,
+              bool boundary_is_plain, const RowHooks& hooks = {}) {
     const int rd = map_.row_dim();
     const long rn = sh_.local[rd];
     // Row ends of another class (wrapped or walled) leave the run.
@@ -83,6 +88,9 @@ class Sweeper {
     const bool peel_last = !boundary_is_plain && nbt_.site_class(rd, rn - 1) != 0;
     const bool peel = peel_first || peel_last;
     std::vector<ThreadPart> parts(static_cast<size_t>(omp_get_max_threads()));
+    auto plain = clocked(plain_in, parts);
+    auto site = clocked(site_in, parts);
+    auto list = clocked(list_in, parts);
     auto row_alone = [&](const Box& b, long a, long bb) {
       ThreadPart& part = parts[static_cast<size_t>(omp_get_thread_num())];
       one_row(b, a, bb, part, peel_first, peel_last, boundary_is_plain, plain, site, list);
@@ -117,11 +125,25 @@ class Sweeper {
         for (int c = 0; c < 64; ++c) part.ends->flush(c, list, part.st);
     }
     Stats total;
-    for (const ThreadPart& p : parts) total.merge(p.st);
+    for (const ThreadPart& p : parts) {
+      total.merge(p.st);
+      kernel_s_ += p.kernel_s / static_cast<double>(parts.size());
+    }
     return total;
   }
 
  private:
+  // `f`, clocked into the calling thread's part when timing is on.
+  template <class F>
+  auto clocked(F& f, std::vector<ThreadPart>& parts) const {
+    return [this, &f, &parts](auto&&... a) {
+      if (!timed_) return f(a...);
+      const double t0 = omp_get_wtime();
+      f(a...);
+      parts[static_cast<size_t>(omp_get_thread_num())].kernel_s += omp_get_wtime() - t0;
+    };
+  }
+
   // The rows of box b shared by the team (inside a parallel region): by
   // `omp for`, or by one task per thread. A task runs on one thread from
   // start to end (tied, no scheduling point inside), so it may use that
@@ -250,6 +272,8 @@ class Sweeper {
   bool tasks_, flat_;
   long progress_rows_;
   Strategy* in_flight_ = nullptr;
+  bool timed_ = false;
+  double kernel_s_ = 0;
 };
 
 }  // namespace haloex::lb::detail

@@ -82,11 +82,16 @@ struct LbBenchResult {
   double fraction_q = 0;                ///< median MLUPS / q-array sweep's roofline
   std::vector<double> halo_s_per_step;  ///< halo seconds per step, per sample, slowest rank
   double halo_median_s = 0;             ///< median of halo_s_per_step
-  double bytes_per_update = 0;          ///< bytes one site update moves: 2 * q * 8
-  double ratio_to_first = 0;            ///< median MLUPS / first configuration's
-  long output_writes = 0;               ///< field outputs over all samples
-  double output_bytes = 0;              ///< data bytes of one output (all quantities)
-  std::vector<double> output_s;         ///< seconds from write_begin to write_end, per output
+  /// Per sample, the share of the step outside the collide-stream kernel
+  /// calls (halo, copies, sweep bookkeeping, monitor, output), on the rank
+  /// where it is largest.
+  std::vector<double> outside_samples;
+  double outside_median = 0;     ///< median of outside_samples
+  double bytes_per_update = 0;   ///< bytes one site update moves: 2 * q * 8
+  double ratio_to_first = 0;     ///< median MLUPS / first configuration's
+  long output_writes = 0;        ///< field outputs over all samples
+  double output_bytes = 0;       ///< data bytes of one output (all quantities)
+  std::vector<double> output_s;  ///< seconds from write_begin to write_end, per output
 };
 
 /// Run the benchmark (collective), pinning each thread count's team as

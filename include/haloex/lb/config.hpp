@@ -123,7 +123,7 @@ struct LbConfig {
   long mpi_progress_rows = 0;       ///< overlap = interior: drive MPI progress every this many rows (0: off)
   HaloMode halo = HaloMode::reduced;          ///< the populations the exchange carries
   Schedule schedule = Schedule::worksharing;  ///< how threads share a sweep
-  Sweep sweep = Sweep::rows;                  ///< how a sweep calls the kernels
+  Sweep sweep = Sweep::flat;                  ///< how a sweep calls the kernels
   bool periodic_wrap = true;  ///< kernels read across periodic boundaries a rank holds whole (no halo copy)
   bool wall_tables = true;    ///< SoA: bounce-back on resting walls through the neighbour tables
   FieldMemory field_memory = FieldMemory::heap;  ///< node: `shm` reads halos straight from a neighbour
