@@ -25,7 +25,6 @@ namespace {
 
 using detail::bad;
 using detail::Key;
-using detail::keyed;
 using detail::keys;
 
 std::string valid_keys(const std::vector<Key>& ks) {

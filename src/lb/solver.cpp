@@ -1,7 +1,5 @@
 #include "haloex/lb/solver.hpp"
 
-#include <omp.h>
-
 #include <array>
 #include <cmath>
 #include <numbers>
@@ -28,7 +26,6 @@ using detail::Context;
 using detail::Gaps;
 using detail::HaloPart;
 using detail::KernelSet;
-using detail::pick;
 using detail::Stats;
 using detail::WallGuard;
 using detail::wrapped_dims;

@@ -85,11 +85,10 @@ class Solver {
   /// decomposition and thread count. Collective.
   Totals totals();
 
-  /// Time per section on this rank (halo rows filled from the strategy).
   /// Time the collide-stream kernel calls inside the update into section
-  /// t_kernels (off by default: a clock read around each call costs about
-  /// 1% of a row sweep's time and nothing measurable of a flat sweep's).
+  /// t_kernels (off by default: it reads the clock around every call).
   void time_kernels(bool on);
+  /// Time per section on this rank (halo rows filled from the strategy).
   const Timers& timers();
   /// Forget the time spent so far (after a warm-up).
   void reset_timers();
