@@ -196,6 +196,18 @@ TEST(LbConfig, ParsesAndRejects) {
   EXPECT_EQ(msg("[run]\nfield_memory = \"node\"\nhalo = \"full\"\n"), "no error");
   EXPECT_NE(msg("[run]\nauto_recheck = -5\n").find("run.auto_recheck must be >= 0"), std::string::npos);
   EXPECT_EQ(parse_lb_config("", "t.toml", {"run.auto_recheck=100"}).auto_recheck, 100);
+  // The checks of the key table name their key and, for a choice, the choices.
+  EXPECT_EQ(msg("", {"init.type=swirl"}),
+            "t.toml: init.type must be \"uniform\" or \"shear_wave\", got \"swirl\"");
+  EXPECT_EQ(msg("", {"monitor.mode=loud"}),
+            "t.toml: monitor.mode must be \"nonblocking\", \"blocking\" or \"off\", got \"loud\"");
+  EXPECT_EQ(msg("", {"run.sweep=diagonal"}),
+            "t.toml: run.sweep must be \"rows\" or \"flat\", got \"diagonal\"");
+  EXPECT_EQ(msg("", {"monitor.every=0"}), "t.toml: monitor.every must be >= 1");
+  EXPECT_EQ(msg("", {"checkpoint.keep=0"}), "t.toml: checkpoint.keep must be >= 1");
+  EXPECT_EQ(msg("", {"output.fields=[\"density\", \"vorticity\"]"}),
+            "t.toml: output.fields: unknown field \"vorticity\" (valid: density, velocity, mask)");
+  EXPECT_EQ(msg("", {"lattice.velocity_set=D3Q7"}).rfind("t.toml: lattice.velocity_set: ", 0), 0u);
 }
 
 namespace {

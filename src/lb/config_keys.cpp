@@ -21,6 +21,21 @@ std::function<std::string(const LbConfig&)> need(Ok ok, std::string message) {
   return [ok, message = std::move(message)](const LbConfig& c) { return ok(c) ? std::string() : message; };
 }
 
+// A check that a text setting is one of `names`: `key must be "a", "b" or
+// "c", got "x"`.
+std::function<std::string(const LbConfig&)> one_of(std::string LbConfig::*member, std::string key,
+                                                   std::vector<std::string> names) {
+  return [member, key = std::move(key), names = std::move(names)](const LbConfig& c) {
+    const std::string& v = c.*member;
+    std::string list;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (v == names[i]) return std::string();
+      list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + ("\"" + names[i] + "\"");
+    }
+    return key + " must be " + list + ", got \"" + v + "\"";
+  };
+}
+
 std::vector<Key> lattice_keys() {
   return {
       {"velocity_set", "D2Q9, D3Q15, D3Q19 or D3Q27",
@@ -77,12 +92,7 @@ std::vector<Key> physics_keys() {
 
 std::vector<Key> init_keys() {
   return {{"type", "uniform or shear_wave", [](auto& n, auto& c, auto& w) { c.init = as_string(n, w); },
-           shown(&LbConfig::init),
-           [](const LbConfig& c) {
-             return c.init == "uniform" || c.init == "shear_wave"
-                        ? std::string()
-                        : "init.type must be \"uniform\" or \"shear_wave\", got \"" + c.init + "\"";
-           }},
+           shown(&LbConfig::init), one_of(&LbConfig::init, "init.type", {"uniform", "shear_wave"})},
           {"velocity", "initial uniform velocity",
            [](auto& n, auto& c, auto& w) { c.velocity = as_triple<double>(n, w, as_double, 0.0); },
            shown(&LbConfig::velocity)},
@@ -199,12 +209,7 @@ std::vector<Key> monitor_keys() {
        need([](const LbConfig& c) { return c.monitor_every >= 1; }, "monitor.every must be >= 1")},
       {"mode", "nonblocking (MPI_Iallreduce), blocking (MPI_Allreduce) or off",
        [](auto& n, auto& c, auto& w) { c.monitor_mode = as_string(n, w); }, shown(&LbConfig::monitor_mode),
-       [](const LbConfig& c) {
-         const std::string& m = c.monitor_mode;
-         return m == "nonblocking" || m == "blocking" || m == "off"
-                    ? std::string()
-                    : "monitor.mode must be \"nonblocking\", \"blocking\" or \"off\", got \"" + m + "\"";
-       }},
+       one_of(&LbConfig::monitor_mode, "monitor.mode", {"nonblocking", "blocking", "off"})},
       {"mach_limit", "stop when max |u| / c_s exceeds this",
        [](auto& n, auto& c, auto& w) { c.mach_limit = as_double(n, w); }, shown(&LbConfig::mach_limit),
        need([](const LbConfig& c) { return c.mach_limit > 0; }, "monitor.mach_limit must be > 0")}};
@@ -224,12 +229,7 @@ std::vector<Key> output_keys() {
        "or "
        "ascii (no XDMF)",
        [](auto& n, auto& c, auto& w) { c.output_format = as_string(n, w); }, shown(&LbConfig::output_format),
-       [](const LbConfig& c) {
-         const std::string& f = c.output_format;
-         return f == "binary" || f == "ascii" || f == "hdf5"
-                    ? std::string()
-                    : "output.format must be \"binary\", \"ascii\" or \"hdf5\", got \"" + f + "\"";
-       }},
+       one_of(&LbConfig::output_format, "output.format", {"binary", "ascii", "hdf5"})},
       {"fields", "which fields of density, velocity and mask",
        [](auto& n, auto& c, auto& w) { c.output_fields = as_strings(n, w); }, shown(&LbConfig::output_fields),
        [](const LbConfig& c) {

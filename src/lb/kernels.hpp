@@ -61,6 +61,22 @@ inline void observe(Stats& st, double rho, double u2) {
   if constexpr (Mon) track(st.rho_min, st.rho_max, st.u2_max, st.nan_sites, rho, u2);
 }
 
+// The monitoring statistics of a chunk of m sites whose densities and
+// speeds are rho[k] and u2[k], the first at place `at` of its run: a simd
+// reduction (min/max reductions under IEEE rules keep the main loops from
+// vectorising), or, on a flat run, site by site leaving the halo sites out.
+inline void observe_chunk(Stats& st, const double* rho, const double* u2, long m, Gaps gaps, long at) {
+  if (gaps.pitch > 0) {
+    for (long k = 0, x = at % gaps.pitch; k < m; ++k, x = x + 1 == gaps.pitch ? 0 : x + 1)
+      if (x < gaps.len) observe<true>(st, rho[k], u2[k]);
+    return;
+  }
+  double rmin = st.rho_min, rmax = st.rho_max, umax = st.u2_max, nan = st.nan_sites;
+#pragma omp simd reduction(min : rmin) reduction(max : rmax, umax) reduction(+ : nan)
+  for (long k = 0; k < m; ++k) track(rmin, rmax, umax, nan, rho[k], u2[k]);
+  st.rho_min = rmin, st.rho_max = rmax, st.u2_max = umax, st.nan_sites = nan;
+}
+
 // The vectorised site loop every fast kernel shares: load(s, I) is where
 // direction I's pre-collision value at site s is, store(s, I) where its
 // post-collision value goes.
@@ -71,8 +87,7 @@ inline void observe(Stats& st, double rho, double u2) {
 // other's locations (each location is read and written by one site only, and
 // a site's pair (i, opposite(i)) writes exactly the two locations it read).
 // The monitor's per-site density and speed come from the moment buffers
-// through a separate simd reduction, since min/max reductions under IEEE
-// rules keep the main loops from vectorising.
+// (observe_chunk).
 //
 // Staged (for the AoS local kernel): the chunk's populations are first copied
 // direction by direction into an L1-resident SoA buffer, collided there, and
@@ -135,18 +150,7 @@ inline void run_sites(long s0, long n, const Collision& coll, Stats& st, Load lo
         for (long k = 0; k < m; ++k) store(c0 + k, I) = out[I][k];
       });
     }
-    if constexpr (Mon) {
-      if (gaps.pitch > 0) {
-        // A flat run: the halo sites' results are left out.
-        for (long k = 0, x = (c0 - s0) % gaps.pitch; k < m; ++k, x = x + 1 == gaps.pitch ? 0 : x + 1)
-          if (x < gaps.len) observe<true>(st, rho_b[k], u2_b[k]);
-        continue;
-      }
-      double rmin = st.rho_min, rmax = st.rho_max, umax = st.u2_max, nan = st.nan_sites;
-#pragma omp simd reduction(min : rmin) reduction(max : rmax, umax) reduction(+ : nan)
-      for (long k = 0; k < m; ++k) track(rmin, rmax, umax, nan, rho_b[k], u2_b[k]);
-      st.rho_min = rmin, st.rho_max = rmax, st.u2_max = umax, st.nan_sites = nan;
-    }
+    if constexpr (Mon) observe_chunk(st, rho_b, u2_b, m, gaps, c0 - s0);
   }
 }
 
