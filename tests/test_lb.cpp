@@ -507,6 +507,7 @@ TEST(LbWrap, NoHaloCopyAlongDimensionsARankHoldsWhole) {
   c.size = {8, 6, 4};
   for (const char* kernel : {"aa", "pull"}) {
     c.kernel = parse_choice<Kernel>(kernel, "kernel");
+    c.sweep = Sweep::rows;
     c.periodic_wrap = true;
     EXPECT_EQ(Solver(c, MPI_COMM_SELF).halo_bytes_per_step(), 0.0) << kernel;
     c.periodic_wrap = false;
@@ -516,8 +517,6 @@ TEST(LbWrap, NoHaloCopyAlongDimensionsARankHoldsWhole) {
     c.periodic_wrap = true;
     c.sweep = Sweep::flat;
     EXPECT_EQ(Solver(c, MPI_COMM_SELF).halo_bytes_per_step(), 0.0) << kernel;
-    c.periodic = {true, true, true};
-    c.sweep = Sweep::rows;
   }
 }
 
@@ -564,6 +563,7 @@ void expect_identical_to_serial(const std::string& set, const std::vector<std::s
     // a run that wraps is checked against halo exchanges, not against itself.
     LbConfig r = base;
     r.strategy = "staged";
+    r.sweep = Sweep::rows;
     r.periodic_wrap = false;
     r.wall_tables = false;
     Solver s(r, MPI_COMM_SELF);
@@ -671,6 +671,52 @@ TEST(LbFlatSweep, MonitorAndPopulationsAsTheRowSweep) {
       EXPECT_GT(m[0].rho_min, 1.6);
       if (world_rank() == 0) EXPECT_TRUE(f[0] == f[1]) << kernel << " " << to_string(layout);
     }
+}
+
+// In 2-D the rows run along y: a flat sweep there copies y's periodic halo
+// row by row (RowWrap) on one rank, and must give the row sweep's
+// populations to the last bit, for both kernels.
+TEST(LbFlatSweep, TwoDimensionalRowWrap) {
+  for (const char* kernel : {"aa", "pull"}) {
+    LbConfig c;
+    c.velocity_set = "D2Q9";
+    c.size = {10, 8, 1};
+    c.init = "shear_wave";
+    c.amplitude = 0.02;
+    c.kernel = parse_choice<Kernel>(kernel, "kernel");
+    Obstacle o;  // across the periodic y boundary
+    o.shape = "box";
+    o.lo = {3, 7, 0};
+    o.hi = {5, 9, 1};
+    c.obstacles.push_back(o);
+    std::vector<double> f[2];
+    for (int k = 0; k < 2; ++k) {
+      c.sweep = k == 0 ? Sweep::rows : Sweep::flat;
+      Solver s(c, MPI_COMM_SELF);
+      s.advance(9);
+      f[k] = s.local_populations();
+    }
+    EXPECT_TRUE(f[0] == f[1]) << kernel;
+  }
+}
+
+// With time_kernels the timers hold the kernel calls' time, a part of the
+// update's; without, none.
+TEST(LbTimers, KernelTimeIsPartOfTheUpdate) {
+  LbConfig c;
+  c.size = {16, 12, 10};
+  for (bool on : {false, true}) {
+    Solver s(c, MPI_COMM_SELF);
+    s.time_kernels(on);
+    s.advance(4);
+    const Timers& t = s.timers();
+    if (on) {
+      EXPECT_GT(t.seconds(t_kernels), 0.0);
+      EXPECT_LE(t.seconds(t_kernels), t.seconds(t_update));
+    } else {
+      EXPECT_EQ(t.seconds(t_kernels), 0.0);
+    }
+  }
 }
 
 TEST(LbBitIdentical, OtherVelocitySets) {

@@ -71,7 +71,7 @@ struct Solver::Impl {
   // Time stepping, monitoring and timing.
   Monitor monitor;
   Timers timers{{"update (collide+stream)", "halo begin", "halo end", "  pack+copy", "  unpack", "  mpi+wait",
-                 "map rebuild", "monitor", "  kernels (in update)"}};
+                 "map rebuild", "monitor", "update: kernels only"}};
   long steps = 0;
   long aa_phase = 0;  // the AA pattern's even (local) step falls on steps = aa_phase mod 2
   enum class State { pre, post_pull, post_even } state = State::pre;

@@ -88,13 +88,14 @@ class Sweeper {
     const bool peel_last = !boundary_is_plain && nbt_.site_class(rd, rn - 1) != 0;
     const bool peel = peel_first || peel_last;
     std::vector<ThreadPart> parts(static_cast<size_t>(omp_get_max_threads()));
+    int team = 1;
+    // (The one-site kernel is clocked a row's run at a time, in one_row.)
     auto plain = clocked(plain_in, parts);
-    auto site = clocked(site_in, parts);
     auto list = clocked(list_in, parts);
     auto row_alone = [&](const Box& b, long a, long bb) {
       ThreadPart& part = parts[static_cast<size_t>(omp_get_thread_num())];
-      one_row(b, a, bb, part, peel_first, peel_last, boundary_is_plain, plain, site, list);
-      progress(part);
+      one_row(b, a, bb, part, peel_first, peel_last, boundary_is_plain, plain, site_in, list);
+      progress(part, 1);
     };
     auto row = [&](const Box& b, long a, long bb) {
       if (hooks.before) hooks.before(a, bb, bb + 1);
@@ -110,6 +111,8 @@ class Sweeper {
 #pragma omp parallel
     {
       const int me = omp_get_thread_num();
+#pragma omp single nowait
+      team = omp_get_num_threads();
       // (Before this thread reaches a point where it may run a task.)
       if (peel) parts[static_cast<size_t>(me)].ends = std::make_unique<EndBatches>();
       for (const Box& b : boxes) {
@@ -127,7 +130,7 @@ class Sweeper {
     Stats total;
     for (const ThreadPart& p : parts) {
       total.merge(p.st);
-      kernel_s_ += p.kernel_s / static_cast<double>(parts.size());
+      kernel_s_ += p.kernel_s / static_cast<double>(team);
     }
     return total;
   }
@@ -219,7 +222,8 @@ class Sweeper {
         ++end;
       const long s0 = row_start(a, bb);
       plain(s0, (end - bb - 1) * pitch + rn, nbt_.table(cls), Gaps{rn, pitch}, part.st);
-      for (; bb < end; ++bb) progress(part);
+      progress(part, end - bb);
+      bb = end;
     }
   }
 
@@ -241,25 +245,34 @@ class Sweeper {
       const bool fast = run->type == SiteMap::plain || boundary_is_plain;
       auto end_site = [&](long r) {
         const int c = cls | nbt_.site_class(rd, r);
-        if (fast)
+        if (fast) {
           part.ends->add(c, row0 + r, list, st);
-        else
+        } else {
+          const double t0 = timed_ ? omp_get_wtime() : 0;
           site(row0 + r, nbt_.site_table(c), st);
+          if (timed_) part.kernel_s += omp_get_wtime() - t0;
+        }
       };
       if (peel_first && lo == 0) end_site(lo++);
       if (peel_last && hi == rn && lo < hi) end_site(--hi);
-      if (fast && lo < hi)
+      if (fast && lo < hi) {
         plain(row0 + lo, hi - lo, nb, Gaps{}, st);
-      else
+      } else if (lo < hi) {
+        const double t0 = timed_ ? omp_get_wtime() : 0;
         for (long r = lo; r < hi; ++r) site(row0 + r, snb, st);
+        if (timed_) part.kernel_s += omp_get_wtime() - t0;
+      }
     }
   }
 
   // The main thread (which began the exchange: MPI is funneled) moves the
-  // messages on now and then.
-  void progress(ThreadPart& part) const {
-    if (in_flight_ != nullptr && omp_get_thread_num() == 0 && ++part.rows % progress_rows_ == 0)
-      in_flight_->progress();
+  // messages on now and then: once whenever its count of rows done passes a
+  // multiple of run.mpi_progress_rows (with a flat sweep, between stretches).
+  void progress(ThreadPart& part, long rows) const {
+    if (in_flight_ == nullptr || omp_get_thread_num() != 0) return;
+    const long before = part.rows;
+    part.rows += rows;
+    if (before / progress_rows_ != part.rows / progress_rows_) in_flight_->progress();
   }
 
   // Sites per flat stretch: long enough that a call's set-up vanishes, short

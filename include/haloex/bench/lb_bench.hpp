@@ -82,9 +82,9 @@ struct LbBenchResult {
   double fraction_q = 0;                ///< median MLUPS / q-array sweep's roofline
   std::vector<double> halo_s_per_step;  ///< halo seconds per step, per sample, slowest rank
   double halo_median_s = 0;             ///< median of halo_s_per_step
-  /// Per sample, the share of the step outside the collide-stream kernel
-  /// calls (halo, copies, sweep bookkeeping, monitor, output), on the rank
-  /// where it is largest.
+  /// The share of the step outside the collide-stream kernel calls (halo,
+  /// copies, sweep bookkeeping, monitor), on the rank where it is largest:
+  /// from extra samples after the rounds, with the kernel calls clocked.
   std::vector<double> outside_samples;
   double outside_median = 0;     ///< median of outside_samples
   double bytes_per_update = 0;   ///< bytes one site update moves: 2 * q * 8
