@@ -3,7 +3,29 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
 #include "haloex/core/mpi.hpp"
+
+namespace {
+
+// Removes the scratch directories rank 0 made (test::scratch_dir names them
+// "haloex-test-<suite>-<pid>-<name>"), once every rank is past its last test.
+void remove_scratch_dirs() {
+  namespace fs = std::filesystem;
+  const std::string mine = "-" + std::to_string(::getpid()) + "-";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("haloex-test-", 0) == 0 && name.find(mine) != std::string::npos)
+      fs::remove_all(e.path(), ec);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   int provided = 0;
@@ -17,6 +39,8 @@ int main(int argc, char** argv) {
     delete listeners.Release(listeners.default_result_printer());
   }
   const int result = RUN_ALL_TESTS();
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) remove_scratch_dirs();
   MPI_Finalize();
   return result;
 }

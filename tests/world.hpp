@@ -21,7 +21,8 @@ inline int world_rank() {
 }
 
 /// A fresh directory "haloex-test-<suite>-<pid>-<name>" under the temporary
-/// folder, made by rank 0 and named to every rank.
+/// folder, made by rank 0 and named to every rank; mpi_main removes it after
+/// the last test.
 inline std::string scratch_dir(const std::string& suite, const std::string& name) {
   namespace fs = std::filesystem;
   std::string dir;
