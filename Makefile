@@ -88,6 +88,23 @@ coverage: deps-tools
 	@echo "coverage: build-cov/coverage/index.html"
 	@exit $$(cat build-cov/ctest.status)
 
+# ---- peers (make peers) ----
+# haloex beside its peers on this machine (docs/peers.md): GHEX 0.9.0 from
+# its PyPI source distribution and PETSc's DMDA from Debian, built in
+# PEERS_WORK (outside the tree), run side by side, interleaved, at 2 and 4
+# ranks; records and report.md in PEERS_OUT. OSU_SRC=<an OSU micro-benchmarks
+# source folder> adds osu_latency beside bench pingpong (OSU is in neither
+# Debian nor PyPI). PEERS_ROUNDS (default 7) rounds; PEERS_FLAGS passes
+# options to peers/run.py (e.g. --ranks 2).
+PEERS_WORK ?= /tmp/haloex-peers
+PEERS_OUT ?= results/peers
+PEERS_ROUNDS ?= 7
+PEERS_FLAGS ?=
+.PHONY: peers
+peers: build
+	@bash scripts/install-deps.sh peers
+	PEERS_ROUNDS=$(PEERS_ROUNDS) bash peers/peers.sh $(BUILD) $(PEERS_WORK) $(PEERS_OUT) $(PEERS_FLAGS)
+
 # ---- API reference (make docs) ----
 # Doxygen over the public headers (docs/Doxyfile); any warning fails it.
 .PHONY: docs

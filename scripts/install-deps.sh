@@ -38,14 +38,24 @@ declare -A why=(
   [clang-tidy]="static checks (make lint)"
   [gcovr]="line coverage of src/ (make coverage)"
   [doxygen]="the API reference from the public headers (make docs)"
+  # the peers of make peers (built in a temporary folder, never in the tree)
+  [petsc-dev]="PETSc (DMDA), a peer of make peers"
+  [libboost-dev]="Boost, which GHEX (a peer of make peers) builds with"
+  [pkg-config]="finding PETSc for the peer driver"
+  [curl]="fetching GHEX's source distribution from PyPI"
+  [libnuma-dev]="NUMA headers, which GHEX's bundled hwmalloc needs"
+  [python3-petsc4py]="petsc4py, the Python level of make peers"
+  [python3-mpi4py]="mpi4py for Debian's Python, the Python level of make peers"
 )
 core=(cmake ninja-build g++ gfortran make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
   paraview python3-paraview xvfb xauth slurmctld slurmd slurm-client munge iproute2 util-linux)
 tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
+peers=(petsc-dev libboost-dev libnuma-dev pkg-config curl python3-petsc4py python3-mpi4py)
 # "install-deps.sh" installs what make demo and make test need; "install-deps.sh
-# tools" adds the developer tools on top.
+# tools" adds the developer tools on top, "install-deps.sh peers" the peers.
 packages=("${core[@]}")
 [[ ${1:-} == tools ]] && packages+=("${tools[@]}")
+[[ ${1:-} == peers ]] && packages+=("${peers[@]}")
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   missing=()

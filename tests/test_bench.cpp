@@ -163,6 +163,35 @@ TEST(BenchRecords, HaloStrongScalingSplitsTheGlobalLattice) {
   EXPECT_DOUBLE_EQ(records[0]["sites_per_rank"].get<double>(), 1728.0 / world_size());
 }
 
+// The pair's memory in either mode, for an eager and a rendezvous size: with
+// "osu" each rank's send buffer still holds its own pattern after the round
+// trips (never written) and its receive buffer holds the other rank's
+// message, zeros beyond it; with "one" the one buffer of both ranks holds
+// rank 0's message (rank 1 sent back what it had received).
+TEST(BenchPingPong, OsuBuffersKeepTheSendBufferOneBufferSendsBack) {
+  EXPECT_THROW(PingPongBuffers("two", 8, 0), InputError);
+  if (world_size() < 2) return;
+  const int rank = world_rank();
+  const size_t bytes = 300000;  // above the eager limits of Open MPI's and MPICH's shared memory
+  for (size_t n : {size_t{8}, bytes}) {
+    PingPongBuffers osu("osu", bytes, rank), one("one", bytes, rank);
+    ASSERT_NE(osu.send(), osu.recv());
+    ASSERT_EQ(one.send(), one.recv());
+    pingpong_round_trips(MPI_COMM_WORLD, osu, n, 3);
+    pingpong_round_trips(MPI_COMM_WORLD, one, n, 3);
+    if (rank > 1) continue;
+    size_t send_written = 0, recv_wrong = 0, one_wrong = 0;
+    for (size_t i = 0; i < bytes; ++i) {
+      send_written += osu.send()[i] != pingpong_pattern(rank, i);
+      recv_wrong += osu.recv()[i] != (i < n ? pingpong_pattern(1 - rank, i) : std::byte{0});
+      one_wrong += one.recv()[i] != pingpong_pattern(i < n ? 0 : rank, i);
+    }
+    EXPECT_EQ(send_written, 0u) << "rank " << rank << ", " << n << " B: osu send buffer written";
+    EXPECT_EQ(recv_wrong, 0u) << "rank " << rank << ", " << n << " B: osu receive buffer";
+    EXPECT_EQ(one_wrong, 0u) << "rank " << rank << ", " << n << " B: the one buffer";
+  }
+}
+
 TEST(BenchRecords, PingPongAndStream) {
   PingPongOptions pp;
   pp.sizes = {8, 4096};
@@ -179,10 +208,19 @@ TEST(BenchRecords, PingPongAndStream) {
       ASSERT_EQ(records.size(), 2u);
       for (const auto& j : records) {
         expect_metadata(j, "pingpong");
+        EXPECT_EQ(j["buffers"], "osu");  // the default
         const double med = summarize(j["latency_s"].get<std::vector<double>>()).median;
         EXPECT_DOUBLE_EQ(j["bandwidth_bytes_per_s"].get<double>(), j["message_bytes"].get<double>() / med);
       }
     }
+    pp.buffers = "one";
+    const auto ones = pingpong_records(MPI_COMM_WORLD, pp, run_pingpong_bench(MPI_COMM_WORLD, pp, log));
+    if (world_rank() == 0) {
+      ASSERT_EQ(ones.size(), 2u);
+      for (const auto& j : ones) EXPECT_EQ(j["buffers"], "one");
+    }
+    pp.buffers = "two";
+    EXPECT_THROW(run_pingpong_bench(MPI_COMM_WORLD, pp, log), InputError);
   }
   StreamOptions st;
   st.elements = 4096;

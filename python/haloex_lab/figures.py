@@ -229,7 +229,9 @@ def pingpong(records: list[dict], out: Path, formats) -> list[str]:
     fig, ax = plt.subplots(1, 2, figsize=(12, 4.5), constrained_layout=True)
     by_run: dict = {}
     for r in records:
-        by_run.setdefault((r.get("host"), r.get("mpi_library"), r.get("date_utc")), []).append(r)
+        by_run.setdefault(
+            (r.get("host"), r.get("mpi_library"), r.get("date_utc"), r.get("buffers", "one")), []
+        ).append(r)
     for i, (key, rs) in enumerate(sorted(by_run.items(), key=lambda kv: str(kv[0]))):
         rs = sorted(rs, key=lambda r: r["message_bytes"])
         rs = [r for r in rs if r["message_bytes"] > 0]
@@ -237,7 +239,7 @@ def pingpong(records: list[dict], out: Path, formats) -> list[str]:
         st = _style(i)
         lat = [np.array(r["latency_s"]) for r in rs]
         bw = [r["message_bytes"] / x for r, x in zip(rs, lat, strict=True)]
-        label = f"{key[0]} {str(key[2])[:10]}"
+        label = f"{key[0]} {str(key[2])[:10]} --buffers {key[3]}"
         ax[0].errorbar(b, [x.mean() / 1e6 for x in bw], yerr=[x.std() / 1e6 for x in bw], label=label, **st)
         ax[1].errorbar(b, [x.mean() * 1e6 for x in lat], yerr=[x.std() * 1e6 for x in lat], label=label, **st)
     ax[0].set(

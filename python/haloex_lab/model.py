@@ -212,8 +212,13 @@ def _fit_pingpong(pp: list[dict]) -> list[Hockney]:
 
 def pingpongs(records: list[dict]) -> tuple[list[dict], list[dict]]:
     """The ping-pong records between two ranks of one node, and between
-    two nodes (their placement names two hosts)."""
+    two nodes (their placement names two hosts). Those of `--buffers one`
+    (records before the option are such) where there are any: a halo
+    message leaves from memory just written, as a bounced buffer does, and
+    the model's accuracy was measured with them."""
     pp = [r for r in records if r.get("benchmark") == "pingpong"]
+    one = [r for r in pp if r.get("buffers", "one") == "one"]
+    pp = one or pp
     return [r for r in pp if hosts(r) == 1], [r for r in pp if hosts(r) > 1]
 
 

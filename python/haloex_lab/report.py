@@ -26,6 +26,7 @@ from .analysis import (
     strong_series,
 )
 from .link_state import link_state
+from .peers import peers_section, pingpong_section, python_section
 from .results import load_results, write_atomically
 from .stats import summarize
 
@@ -519,15 +520,18 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
             "## Ping-pong",
             "",
             _fig(names, "ping-pong"),
-            "| bytes | median latency us | median's 95% interval us | bandwidth MB/s |",
-            "|---:|---:|---|---:|",
+            "`--buffers`: osu, send and receive buffers apart (as osu_latency); one, one buffer sent back "
+            "as received (records from before the option).",
+            "",
+            "| bytes | --buffers | median latency us | median's 95% interval us | bandwidth MB/s |",
+            "|---:|---|---:|---|---:|",
         ]
-        for r in sorted(pp, key=lambda r: (r["date_utc"], r["message_bytes"])):
+        for r in sorted(pp, key=lambda r: (r["date_utc"], r.get("buffers", "one"), r["message_bytes"])):
             s = summarize(r["latency_s"])
             bw = r["message_bytes"] / s.median / 1e6
             md.append(
-                f"| {r['message_bytes']} | {s.median * 1e6:.3f} | [{s.median_low * 1e6:.3f}, "
-                f"{s.median_high * 1e6:.3f}] | {bw:.1f} |"
+                f"| {r['message_bytes']} | {r.get('buffers', 'one')} | {s.median * 1e6:.3f} | "
+                f"[{s.median_low * 1e6:.3f}, {s.median_high * 1e6:.3f}] | {bw:.1f} |"
             )
         md.append("")
 
@@ -578,4 +582,7 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
 
     md += _collective_sections(records, figdir, formats)
     md += _io_section(records, figdir, formats)
+    md += peers_section(records)
+    md += python_section(records)
+    md += pingpong_section(records)
     return md, rec_table

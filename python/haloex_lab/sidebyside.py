@@ -15,7 +15,7 @@ from .stats import summarize
 _POINT_KEYS = (
     "strategy", "kernel", "config", "mpi_name", "shape", "local_size", "size", "global_size",
     "message_bytes", "elements_per_rank", "ranks", "threads_per_rank", "ncomp", "dtype", "layout",
-    "halo_width", "halo_plan", "procs",
+    "halo_width", "halo_plan", "procs", "buffers",
 )  # fmt: skip
 # The measured quantity, with its unit, in order of preference.
 _QUANTITIES = (
@@ -29,6 +29,8 @@ _QUANTITIES = (
 
 
 def _point(r: dict) -> tuple:
+    if r["benchmark"] == "pingpong" and "buffers" not in r:
+        r = {**r, "buffers": "one"}  # (records from before --buffers bounced one buffer)
     return (r["benchmark"], *((k, str(r[k])) for k in _POINT_KEYS if k in r))
 
 

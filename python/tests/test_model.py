@@ -3,7 +3,16 @@ prediction follows its formula, by hand."""
 
 import pytest
 
-from haloex_lab.model import Fits, Hockney, cpu_share, fit_hockney, model_rows, predict, predict_from_list
+from haloex_lab.model import (
+    Fits,
+    Hockney,
+    cpu_share,
+    fit_hockney,
+    model_rows,
+    pingpongs,
+    predict,
+    predict_from_list,
+)
 
 
 def test_fit_recovers_two_regimes():
@@ -160,3 +169,14 @@ def test_direct_family_sends_one_message_per_peer():
     # the staged family sends each link's message on its own
     per_link = 2 * 4e-6 + 2e5 / 1e10 + 2 * 20e-6 + 2e5 / 1e9 + 2 * 4e5 / bw
     assert predict_from_list("staged", ml, bw, fits) == pytest.approx(per_link)
+
+
+def test_model_fits_the_bounced_buffer_pingpong():
+    """--buffers one (a message from memory just written, as a halo's) is
+    fitted when present; osu's records alone are used when it is not."""
+    one = [{"benchmark": "pingpong", "message_bytes": m, "latency_s": [2e-6]} for m in (8, 64)]
+    osu = [
+        {"benchmark": "pingpong", "message_bytes": m, "latency_s": [1e-6], "buffers": "osu"} for m in (8, 64)
+    ]
+    assert pingpongs(osu + one)[0] == one
+    assert pingpongs(osu)[0] == osu

@@ -1,6 +1,7 @@
 #include "haloex/bench/pingpong_bench.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -40,6 +41,34 @@ size_t parse_bytes(const std::string& item, const std::string& text) {
 
 }  // namespace
 
+PingPongBuffers::PingPongBuffers(const std::string& mode, size_t bytes, int rank) {
+  if (mode != "osu" && mode != "one")
+    throw InputError("--buffers must be 'osu' or 'one', got '" + mode + "'");
+  one_ = mode == "one";
+  // Filled, as osu_latency fills its buffers: every page is touched before
+  // the first message.
+  send_ = Buffer(bytes);
+  for (size_t i = 0; i < bytes; ++i) send_.data()[i] = pingpong_pattern(rank, i);
+  if (!one_) {
+    recv_ = Buffer(bytes);
+    std::memset(recv_.data(), 0, bytes);
+  }
+}
+
+void pingpong_round_trips(MPI_Comm comm, PingPongBuffers& buffers, size_t bytes, int trips) {
+  const int rank = comm_rank(comm), n = static_cast<int>(bytes);
+  if (rank <= 1 && bytes > buffers.size()) throw Error("pingpong: a message larger than its buffers");
+  for (int i = 0; i < trips; ++i) {
+    if (rank == 0) {
+      mpi_check(MPI_Send(buffers.send(), n, MPI_BYTE, 1, 0, comm), "MPI_Send");
+      mpi_check(MPI_Recv(buffers.recv(), n, MPI_BYTE, 1, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+    } else if (rank == 1) {
+      mpi_check(MPI_Recv(buffers.recv(), n, MPI_BYTE, 0, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+      mpi_check(MPI_Send(buffers.send(), n, MPI_BYTE, 0, 0, comm), "MPI_Send");
+    }
+  }
+}
+
 std::vector<size_t> parse_message_sizes(const std::string& text) {
   std::vector<size_t> out;
   if (const auto colon = text.find(':'); colon != std::string::npos) {
@@ -64,21 +93,9 @@ std::vector<PingPongResult> run_pingpong_bench(MPI_Comm comm, const PingPongOpti
   if (sizes.empty()) sizes = parse_message_sizes("1:16M");
   const int rank = comm_rank(comm);
   const size_t biggest = *std::max_element(sizes.begin(), sizes.end());
-  std::vector<char> buf(std::max<size_t>(biggest, 1), 1);
-
-  // Ranks 0 and 1 bounce a message `trips` times; the others only wait.
-  auto bounce = [&](size_t bytes, int trips) {
-    const int n = static_cast<int>(bytes);
-    for (int i = 0; i < trips; ++i) {
-      if (rank == 0) {
-        mpi_check(MPI_Send(buf.data(), n, MPI_BYTE, 1, 0, comm), "MPI_Send");
-        mpi_check(MPI_Recv(buf.data(), n, MPI_BYTE, 1, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-      } else if (rank == 1) {
-        mpi_check(MPI_Recv(buf.data(), n, MPI_BYTE, 0, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-        mpi_check(MPI_Send(buf.data(), n, MPI_BYTE, 0, 0, comm), "MPI_Send");
-      }
-    }
-  };
+  // Ranks 0 and 1 bounce messages; the others only wait (and need no memory).
+  PingPongBuffers buffers(opt.buffers, rank <= 1 ? biggest : 0, rank);
+  auto bounce = [&](size_t bytes, int trips) { pingpong_round_trips(comm, buffers, bytes, trips); };
   auto trips_for = [&](size_t b) { return b >= opt.large_bytes ? opt.iterations_large : opt.iterations; };
 
   std::vector<std::vector<double>> samples(sizes.size());
@@ -141,6 +158,7 @@ std::vector<nlohmann::json> pingpong_records(MPI_Comm comm, const PingPongOption
   for (const PingPongResult& r : results) {
     nlohmann::json j = meta;
     j["pair"] = {0, 1};
+    j["buffers"] = opt.buffers;
     j["message_bytes"] = r.bytes;
     j["round_trips_per_sample"] = r.round_trips;
     j["warmup_round_trips"] = r.bytes >= opt.large_bytes ? opt.warmup_large : opt.warmup;

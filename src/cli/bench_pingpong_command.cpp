@@ -18,7 +18,10 @@ void add_bench_pingpong(CLI::App& bench, Runner& run) {
   auto* cmd = bench.add_subcommand(
       "pingpong",
       "Bounce messages between ranks 0 and 1 (blocking send/recv, other ranks idle): half round-trip\n"
-      "latency and bandwidth = bytes / latency per message size, sizes interleaved over the repeats.");
+      "latency and bandwidth = bytes / latency per message size, sizes interleaved over the repeats.\n"
+      "-i and -x count round trips per sample (-r samples per size; the warm-up before the first only).\n"
+      "osu_latency's counts (one sample per size, large above 8 KiB): -r 1 -i 10000\n"
+      "--iterations-large 1000 -x 100 --warmup-large 10 --large-bytes 8193.");
   cmd->add_option("-m,--sizes", a->sizes, "Message bytes: MIN:MAX (powers of two) or a list, suffixes K/M/G")
       ->capture_default_str();
   cmd->add_option("-i,--iterations", a->opt.iterations, "Round trips per sample below --large-bytes")
@@ -35,6 +38,15 @@ void add_bench_pingpong(CLI::App& bench, Runner& run) {
       ->check(CLI::Range(0, 100000000))
       ->capture_default_str();
   cmd->add_option("--large-bytes", a->opt.large_bytes, "Where large messages start")->capture_default_str();
+  cmd->add_option(
+         "--buffers", a->opt.buffers,
+         "Memory the pair uses. osu: each rank sends from a buffer it never writes and receives into\n"
+         "another, as osu_latency and IMB PingPong do (the default: the options follow OSU, and the\n"
+         "numbers compare with osu_latency's only with the same buffers); one: each rank sends back\n"
+         "the buffer it has just received into, so every message leaves from freshly written memory,\n"
+         "as a halo's packed send buffer does (on one node slower from the rendezvous sizes up)")
+      ->check(CLI::IsMember({"osu", "one"}))
+      ->capture_default_str();
   cmd->add_option("-r,--repeats", a->opt.repeats, "Samples per size (with --ci: the fewest)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -58,10 +70,12 @@ void add_bench_pingpong(CLI::App& bench, Runner& run) {
           o.precision > 0
               ? " (" + rounds.stop + (rounds.ranking.why.empty() ? "" : ": " + rounds.ranking.why) + ")"
               : "";
-      print_results("# haloex bench pingpong: ranks 0 and 1, half round-trip time, median of " +
-                        std::to_string(rounds.rounds) + " samples" + how + "\n" +
-                        format_pingpong_table(results),
-                    pingpong_records(MPI_COMM_WORLD, o, results), a->json);
+      print_results(
+          "# haloex bench pingpong: ranks 0 and 1, --buffers " + o.buffers +
+              (o.buffers == "osu" ? " (send and receive buffers apart)" : " (one buffer, sent back)") +
+              ", half round-trip time, median of " + std::to_string(rounds.rounds) + " samples" + how + "\n" +
+              format_pingpong_table(results),
+          pingpong_records(MPI_COMM_WORLD, o, results), a->json);
       return 0;
     };
   });

@@ -12,6 +12,7 @@
 
 #include "haloex/bench/stats.hpp"
 #include "haloex/bench/sweep.hpp"
+#include "haloex/halo/pack.hpp"
 
 namespace haloex {
 
@@ -31,7 +32,11 @@ struct PingPongOptions {
   int repeats = 5;            ///< samples per size, sizes interleaved (with precision: the fewest)
   double precision = 0;       ///< --ci: rounds until every size's median is known to within this
   double budget_s = 60;       ///< --budget: seconds those rounds may take
-  bool progress = true;       ///< progress lines on `log` (rank 0)
+  /// --buffers: "osu" (each rank sends from a buffer it never writes and
+  /// receives into another, as osu_latency and IMB PingPong do) or "one"
+  /// (each rank sends back the buffer it has just received into).
+  std::string buffers = "osu";
+  bool progress = true;  ///< progress lines on `log` (rank 0)
 };
 
 /// One message size: raw samples and what follows from them.
@@ -43,6 +48,36 @@ struct PingPongResult {
   double bandwidth_bytes_per_s = 0;  ///< bytes / median latency
   RoundsOutcome rounds;              ///< how many rounds ran and why they stopped
 };
+
+/// One rank's memory for the ping-pong, page-aligned as the halo's buffers.
+/// "osu": a send buffer filled with pingpong_pattern(rank, i) and never
+/// written again, and a receive buffer filled with zeros. "one": a single
+/// buffer, filled with the pattern, that is both (send() == recv()).
+class PingPongBuffers {
+ public:
+  /// `bytes` each; `mode` "osu" or "one", else InputError.
+  PingPongBuffers(const std::string& mode, size_t bytes, int rank);
+  /// Where this rank sends from.
+  std::byte* send() { return send_.data(); }
+  /// Where this rank receives into (send() with "one").
+  std::byte* recv() { return one_ ? send_.data() : recv_.data(); }
+  /// Bytes of each buffer.
+  size_t size() const { return send_.size(); }
+
+ private:
+  Buffer send_, recv_;
+  bool one_ = false;
+};
+
+/// Byte i of rank `rank`'s send buffer (ranks 0 and 1 differ at every i).
+inline std::byte pingpong_pattern(int rank, size_t i) {
+  return static_cast<std::byte>((i * 7 + 1 + 128 * static_cast<size_t>(rank)) & 0xff);
+}
+
+/// `trips` blocking round trips of `bytes` between ranks 0 and 1 of `comm`:
+/// rank 0 sends from send() and receives into recv(), rank 1 receives into
+/// recv() and sends from send(). Other ranks return at once.
+void pingpong_round_trips(MPI_Comm comm, PingPongBuffers& buffers, size_t bytes, int trips);
 
 /// Message sizes from "MIN:MAX" (powers of two from MIN to MAX) or a list
 /// "1,64,4K"; K, M and G suffixes are binary (4K = 4096). Throws InputError.

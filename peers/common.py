@@ -1,0 +1,86 @@
+"""What peers/run.py and peers/pingpong.py share: the launcher, checking the
+programs, one run of a command, and writing records. Standard library only."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+# Keys of a haloex record that say where and how it ran; copied into the
+# peers' records so that the report puts them with haloex's.
+METADATA = (
+    "host", "placement", "mpi_library", "compiler", "cxx_flags", "build_type", "git_commit",
+    "haloex_version", "cpu_model", "date_utc",
+)  # fmt: skip
+# Exit status of a driver whose halo check failed (never timed).
+WRONG_HALO = 3
+
+
+def default_mpirun() -> str:
+    return "mpirun --oversubscribe --bind-to none" + (" --allow-run-as-root" if os.geteuid() == 0 else "")
+
+
+def add_common_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--haloex", required=True, help="the haloex program")
+    p.add_argument("-o", "--out", required=True, help="folder for the records and raw/")
+    p.add_argument("-r", "--rounds", type=int, default=7, help="rounds (default 7: 6 decide a median)")
+    p.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
+    p.add_argument("--mpirun", default=default_mpirun(), help="the launcher and its options")
+
+
+def check_programs(p: argparse.ArgumentParser, args, names: tuple[str, ...]) -> None:
+    """One error for a program that is named but cannot be run."""
+    for name in names:
+        path = getattr(args, name)
+        if path and not os.access(path, os.X_OK):
+            p.error(f"--{name}: {path} is not an executable program")
+    if args.rounds < 1:
+        p.error("--rounds must be at least 1")
+
+
+@dataclass
+class Outcome:
+    """One run: its output, or why there is none."""
+
+    stdout: str = ""
+    status: int = 0  # the exit status; -1: timed out
+    why: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 0
+
+
+def run(cmd: list[str], timeout: float) -> Outcome:
+    """Runs cmd in its own process group with OpenMP quiet; on a timeout the
+    whole group goes (mpirun and its ranks), so no rank keeps spinning on
+    the cores the next run is timed on."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive")
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                          start_new_session=True) as p:  # fmt: skip
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            return Outcome(status=-1, why=f"timed out after {timeout:g} s")
+    why = "" if p.returncode == 0 else (err.strip().splitlines() or ["(no message)"])[0]
+    return Outcome(out, p.returncode, why)
+
+
+def metadata(rec: dict) -> dict:
+    r = {k: rec[k] for k in METADATA if k in rec}
+    r.setdefault("haloex_version", "?")  # (haloex failed in every round)
+    return r
+
+
+def write_records(path: Path, records: list[dict]) -> None:
+    """All at once, through a temporary name: never a half-written file."""
+    tmp = path.with_suffix(path.suffix + ".part")
+    tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    tmp.replace(path)

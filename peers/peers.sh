@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# peers/peers.sh BUILD WORK OUT [run.py options]: what `make peers` does
+# (PEERS_ROUNDS rounds, default 7, for the exchange and the ping-pong).
+# Builds the peers in WORK (a temporary folder outside the tree): GHEX 0.9.0
+# from its source distribution on PyPI with the GHEX driver, and the PETSc
+# DMDA driver against Debian's petsc-dev; then runs haloex and the peers side
+# by side (peers/run.py), ping-pong beside OSU's osu_latency when OSU_SRC
+# names an OSU source folder (OSU is in neither Debian nor PyPI), and writes
+# OUT/peers.jsonl, OUT/pingpong.jsonl and OUT/report.md.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: peers.sh BUILD WORK OUT [run.py options]}" && pwd)
+work=${2:?usage: peers.sh BUILD WORK OUT}
+out=${3:?usage: peers.sh BUILD WORK OUT}
+shift 3
+rounds=${PEERS_ROUNDS:-7}
+mkdir -p "$work/bin" "$out"
+work=$(cd "$work" && pwd)
+haloex=$build/haloex
+[[ -x $haloex ]] || { echo "peers: no haloex program at $haloex (make build first)" >&2; exit 2; }
+py=$root/.venv/bin/python
+[[ -x $py ]] || { echo "peers: no virtual environment at $root/.venv (make deps makes it)" >&2; exit 2; }
+
+echo "[peers] GHEX (PyPI source distribution) and its driver, in $work"
+bash "$root/peers/build-ghex.sh" "$work"
+
+echo "[peers] the PETSc driver (Debian's petsc-dev)"
+pkg-config --exists PETSc || { echo "peers: PETSc not found by pkg-config (install petsc-dev)" >&2; exit 2; }
+read -ra petsc_flags <<<"$(pkg-config --cflags --libs PETSc)"
+mpicc -O2 -std=c11 -Wall "$root/peers/petsc/petsc_halo.c" "${petsc_flags[@]}" -o "$work/bin/petsc_halo"
+
+petsc_version=$(pkg-config --modversion PETSc)
+petsc_pkg=$(dpkg-query -W -f='${Version}' "libpetsc-real${petsc_version%.*}-dev" 2>/dev/null || echo "?")
+versions=$("$py" -c 'import json, sys; print(json.dumps(dict(zip(("ghex", "petsc", "mpi"), sys.argv[1:]))))' \
+  "0.9.0 (PyPI sdist ghex-0.9.0.tar.gz, sha256 $(sha256sum "$work/ghex-0.9.0.tar.gz" | cut -c1-16)...)" \
+  "$petsc_version (Debian $petsc_pkg)" "$(mpirun --version 2>&1 | head -1)")
+
+# A peer that fails (a wrong halo, no timed run) fails make peers, after the
+# records and the report are written.
+status=0
+echo "[peers] halo exchange side by side: haloex, GHEX, PETSc (progress below)"
+"$py" "$root/peers/run.py" --haloex "$haloex" --ghex "$work/bin/ghex_halo" --petsc "$work/bin/petsc_halo" \
+  -o "$out" -r "$rounds" --versions "$versions" "$@" || status=$?
+
+# The Python level: a virtual environment of Debian's Python (whose petsc4py
+# and mpi4py are Debian's) with haloex's package (linking build/'s library)
+# and GHEX's from PyPI (built from its source distribution).
+echo "[peers] the Python packages: haloex (HALOEX_DIR=$build), ghex 0.9.0 (PyPI), petsc4py (Debian)"
+pyenv=$work/pyenv
+[[ -x $pyenv/bin/python ]] || /usr/bin/python3 -m venv --system-site-packages "$pyenv"
+HALOEX_DIR=$build "$pyenv/bin/pip" install --quiet "$root" >"$work/logs/pip-haloex.log" 2>&1 ||
+  { echo "peers: installing haloex's package failed (log: $work/logs/pip-haloex.log)" >&2; exit 1; }
+"$pyenv/bin/python" -c "import ghex" 2>/dev/null ||
+  "$pyenv/bin/pip" install --quiet ghex==0.9.0 >"$work/logs/pip-ghex.log" 2>&1 ||
+  { echo "peers: installing ghex 0.9.0 from PyPI failed (log: $work/logs/pip-ghex.log)" >&2; exit 1; }
+echo "[peers] the same job from Python: haloex, GHEX, petsc4py"
+"$py" "$root/peers/run.py" --haloex "$haloex" --python "$pyenv/bin/python" \
+  --tools py-haloex,py-ghex,py-petsc4py --values 1,19soa --faces "" --file peers-python.jsonl \
+  --metadata-from "$out/peers.jsonl" \
+  -o "$out" -r "$rounds" --versions "$versions" "$@" || status=$?
+
+osu=()
+if [[ -n ${OSU_SRC:-} ]]; then
+  # OSU is in neither Debian nor PyPI: built from the source folder given.
+  [[ -x $OSU_SRC/configure ]] || { echo "peers: OSU_SRC=$OSU_SRC has no configure script" >&2; exit 2; }
+  echo "[peers] osu_latency from $OSU_SRC, in $work/osu"
+  mkdir -p "$work/osu"
+  (cd "$work/osu" && "$(cd "$OSU_SRC" && pwd)/configure" CC=mpicc CXX=mpicxx >configure.log 2>&1 &&
+    make -C c/mpi/pt2pt/standard osu_latency ACLOCAL=true AUTOCONF=true AUTOMAKE=true AUTOHEADER=true \
+      >make.log 2>&1) || { echo "peers: building OSU failed (logs in $work/osu)" >&2; exit 1; }
+  osu=(--osu "$work/osu/c/mpi/pt2pt/standard/osu_latency" --osu-version "$(basename "$OSU_SRC")")
+fi
+echo "[peers] ping-pong, both buffer modes${OSU_SRC:+, beside osu_latency}"
+"$py" "$root/peers/pingpong.py" --haloex "$haloex" -o "$out" -r "$rounds" "${osu[@]}" || status=$?
+
+"$root/.venv/bin/haloex-lab" report "$out"
+if ((status != 0)); then
+  echo "[peers] a run failed (see the messages above and the report's failed runs): status $status" >&2
+  exit "$status"
+fi
+echo "[peers] done: $out/report.md"
