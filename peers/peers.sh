@@ -18,8 +18,12 @@ mkdir -p "$work/bin" "$out"
 work=$(cd "$work" && pwd)
 haloex=$build/haloex
 [[ -x $haloex ]] || { echo "peers: no haloex program at $haloex (make build first)" >&2; exit 2; }
+[[ -z ${OSU_SRC:-} || -x $OSU_SRC/configure ]] ||
+  { echo "peers: OSU_SRC=$OSU_SRC is not an OSU source folder (no configure script)" >&2; exit 2; }
 py=$root/.venv/bin/python
 [[ -x $py ]] || { echo "peers: no virtual environment at $root/.venv (make deps makes it)" >&2; exit 2; }
+
+rm -f "$out/peers.jsonl" "$out/peers-python.jsonl" "$out/pingpong.jsonl"  # (an earlier run's, never mixed in)
 
 echo "[peers] GHEX (PyPI source distribution) and its driver, in $work"
 bash "$root/peers/build-ghex.sh" "$work"
@@ -35,45 +39,57 @@ versions=$("$py" -c 'import json, sys; print(json.dumps(dict(zip(("ghex", "petsc
   "0.9.0 (PyPI sdist ghex-0.9.0.tar.gz, sha256 $(sha256sum "$work/ghex-0.9.0.tar.gz" | cut -c1-16)...)" \
   "$petsc_version (Debian $petsc_pkg)" "$(mpirun --version 2>&1 | head -1)")
 
-# A peer that fails (a wrong halo, no timed run) fails make peers, after the
-# records and the report are written.
+# A step that fails (a wrong halo, no timed run, a package that does not
+# install) fails make peers with the highest status, after the records and
+# the report are written.
 status=0
+failed() {
+  local rc=$?
+  ((rc > status)) && status=$rc
+  echo "[peers] $1 failed (status $rc)" >&2
+}
 echo "[peers] halo exchange side by side: haloex, GHEX, PETSc (progress below)"
 "$py" "$root/peers/run.py" --haloex "$haloex" --ghex "$work/bin/ghex_halo" --petsc "$work/bin/petsc_halo" \
-  -o "$out" -r "$rounds" --versions "$versions" "$@" || status=$?
+  -o "$out" -r "$rounds" --versions "$versions" "$@" || failed "the side by side"
 
 # The Python level: a virtual environment of Debian's Python (whose petsc4py
 # and mpi4py are Debian's) with haloex's package (linking build/'s library)
 # and GHEX's from PyPI (built from its source distribution).
 echo "[peers] the Python packages: haloex (HALOEX_DIR=$build), ghex 0.9.0 (PyPI), petsc4py (Debian)"
 pyenv=$work/pyenv
-[[ -x $pyenv/bin/python ]] || /usr/bin/python3 -m venv --system-site-packages "$pyenv"
-HALOEX_DIR=$build "$pyenv/bin/pip" install --quiet "$root" >"$work/logs/pip-haloex.log" 2>&1 ||
-  { echo "peers: installing haloex's package failed (log: $work/logs/pip-haloex.log)" >&2; exit 1; }
-"$pyenv/bin/python" -c "import ghex" 2>/dev/null ||
+python_ok=1
+[[ -x $pyenv/bin/python ]] || /usr/bin/python3 -m venv --system-site-packages "$pyenv" || python_ok=0
+((python_ok)) && { HALOEX_DIR=$build "$pyenv/bin/pip" install --quiet "$root" >"$work/logs/pip-haloex.log" 2>&1 ||
+  { failed "installing haloex's package (log: $work/logs/pip-haloex.log)"; python_ok=0; }; }
+ghex_version() { "$pyenv/bin/python" -c 'from importlib.metadata import version; print(version("ghex"))' 2>/dev/null; }
+((python_ok)) && [[ $(ghex_version) != 0.9.0 ]] && {
   "$pyenv/bin/pip" install --quiet ghex==0.9.0 >"$work/logs/pip-ghex.log" 2>&1 ||
-  { echo "peers: installing ghex 0.9.0 from PyPI failed (log: $work/logs/pip-ghex.log)" >&2; exit 1; }
-echo "[peers] the same job from Python: haloex, GHEX, petsc4py"
-"$py" "$root/peers/run.py" --haloex "$haloex" --python "$pyenv/bin/python" \
-  --tools py-haloex,py-ghex,py-petsc4py --values 1,19soa --faces "" --file peers-python.jsonl \
-  --metadata-from "$out/peers.jsonl" \
-  -o "$out" -r "$rounds" --versions "$versions" "$@" || status=$?
+    { failed "installing ghex 0.9.0 from PyPI (log: $work/logs/pip-ghex.log)"; python_ok=0; }
+}
+if ((python_ok)); then
+  echo "[peers] the same job from Python: haloex, GHEX, petsc4py"
+  "$py" "$root/peers/run.py" --haloex "$haloex" --python "$pyenv/bin/python" \
+    --tools py-haloex,py-ghex,py-petsc4py --values 1,19soa --faces "" --file peers-python.jsonl \
+    --metadata-from "$out/peers.jsonl" -o "$out" -r "$rounds" --versions "$versions" || failed "the Python level"
+fi
 
 osu=()
 if [[ -n ${OSU_SRC:-} ]]; then
   # OSU is in neither Debian nor PyPI: built from the source folder given.
-  [[ -x $OSU_SRC/configure ]] || { echo "peers: OSU_SRC=$OSU_SRC has no configure script" >&2; exit 2; }
   echo "[peers] osu_latency from $OSU_SRC, in $work/osu"
   mkdir -p "$work/osu"
-  (cd "$work/osu" && "$(cd "$OSU_SRC" && pwd)/configure" CC=mpicc CXX=mpicxx >configure.log 2>&1 &&
+  if (cd "$work/osu" && "$(cd "$OSU_SRC" && pwd)/configure" CC=mpicc CXX=mpicxx >configure.log 2>&1 &&
     make -C c/mpi/pt2pt/standard osu_latency ACLOCAL=true AUTOCONF=true AUTOMAKE=true AUTOHEADER=true \
-      >make.log 2>&1) || { echo "peers: building OSU failed (logs in $work/osu)" >&2; exit 1; }
-  osu=(--osu "$work/osu/c/mpi/pt2pt/standard/osu_latency" --osu-version "$(basename "$OSU_SRC")")
+      >make.log 2>&1); then
+    osu=(--osu "$work/osu/c/mpi/pt2pt/standard/osu_latency" --osu-version "$(basename "$OSU_SRC")")
+  else
+    failed "building OSU (logs in $work/osu)"
+  fi
 fi
 echo "[peers] ping-pong, both buffer modes${OSU_SRC:+, beside osu_latency}"
-"$py" "$root/peers/pingpong.py" --haloex "$haloex" -o "$out" -r "$rounds" "${osu[@]}" || status=$?
+"$py" "$root/peers/pingpong.py" --haloex "$haloex" -o "$out" -r "$rounds" "${osu[@]}" || failed "the ping-pong"
 
-"$root/.venv/bin/haloex-lab" report "$out"
+"$root/.venv/bin/haloex-lab" report "$out" || failed "the report"
 if ((status != 0)); then
   echo "[peers] a run failed (see the messages above and the report's failed runs): status $status" >&2
   exit "$status"

@@ -104,6 +104,13 @@ def main() -> int:
             peer_version=a.osu_version if tool == "osu_latency" else meta.get("haloex_version", "?"),
         )  # fmt: skip
         records.append(r)
+    for tool in tools:  # (a tool without a timed run: a record of its failures alone)
+        if not any(k[0] == tool for k in series):
+            r = metadata(meta)
+            r.update(benchmark="peers_pingpong", ranks=2, threads_per_rank=1, tool=tool, message_bytes=None,
+                     latency_s=[], round_index=[], rounds=a.rounds, failed_rounds=failed.get(tool, []),
+                     command=shlex.join(command(a, tool, Path("OUT"))))  # fmt: skip
+            records.append(r)
     write_records(out / "pingpong.jsonl", records)
     print(f"[peers] wrote {len(records)} ping-pong records to {out / 'pingpong.jsonl'}", file=sys.stderr)
     missing = [t for t in tools if not any(k[0] == t for k in series)]

@@ -93,10 +93,16 @@ class Runner:
         self.mpirun = shlex.split(args.mpirun)
         self.wrong_halos: list[str] = []  # runs whose halo check failed
         self.missing: list[str] = []  # (case, tool) pairs without a single timed run
-        # where and how the run was, for cases without a haloex record (--metadata-from)
-        self.fallback_meta = {}
-        if args.metadata_from:
-            self.fallback_meta = json.loads(Path(args.metadata_from).read_text().splitlines()[0])
+        # where and how the run was, per rank count, for runs without the haloex tool (--metadata-from)
+        self.fallback_meta: dict[int, dict] = {}
+        if args.metadata_from and Path(args.metadata_from).exists():
+            for line in reversed(Path(args.metadata_from).read_text().splitlines()):
+                rec = json.loads(line)
+                self.fallback_meta[rec["ranks"]] = {k: v for k, v in rec.items() if k != "date_utc"}
+        elif args.metadata_from:
+            print(
+                f"[peers] no {args.metadata_from}: these records say less of where they ran", file=sys.stderr
+            )
 
     def tools(self) -> list[tuple[str, str]]:
         """(peer, mode) pairs of this run: haloex's every strategy is one run."""
@@ -127,6 +133,8 @@ class Runner:
         try:
             if got.ok and peer == "haloex":
                 recs = [json.loads(x) for x in raw.read_text().splitlines() if x.strip()]
+                if not recs:
+                    raise ValueError("no records")
                 return {r["strategy"]: (statistics.median(r["time_per_call_s"]), r) for r in recs}, got
             if got.ok:
                 if not self.args.from_raw:
@@ -162,7 +170,8 @@ class Runner:
                 for m, (t, rec) in got.items():
                     series.setdefault((peer, m), {})[rnd] = t
                     first.setdefault((peer, m), rec)
-        meta = metadata(next((r for (p, _), r in first.items() if p == "haloex"), self.fallback_meta))
+        fallback = self.fallback_meta.get(c.ranks, {})
+        meta = metadata(next((r for (p, _), r in first.items() if p == "haloex"), fallback))
         out = []
         for peer, mode in tools:
             modes = [m for (p, m) in series if p == peer and (mode == "*" or m == mode)] or [mode]

@@ -167,11 +167,12 @@ def peers_section(records: list[dict]) -> list[str]:
 
 
 def pingpong_section(records: list[dict]) -> list[str]:
-    recs = [r for r in records if r.get("benchmark") == "peers_pingpong"]
-    if not recs:
+    every = [r for r in records if r.get("benchmark") == "peers_pingpong"]
+    recs = [r for r in every if r.get("message_bytes") is not None and r["latency_s"]]
+    if not every:
         return []
     by = {(r["tool"], r["message_bytes"]): r for r in recs}
-    osu = any(r["tool"] == "osu_latency" for r in recs)
+    osu = any(r["tool"] == "osu_latency" for r in every)
     md = [
         "## Ping-pong beside OSU",
         "",
@@ -195,8 +196,13 @@ def pingpong_section(records: list[dict]) -> list[str]:
                 c = _paired(r, o, "latency_s") if r and o else None
                 cells.append(_ratio_text(c))
         md.append("| " + " | ".join(cells) + " |")
+    fails = sorted(
+        {(r["tool"], f["round"], f.get("why", "?")) for r in every for f in r.get("failed_rounds", [])}
+    )
+    if fails:
+        md += ["", "Failed runs:", "", *(f"- {t}, round {n}: {why}" for t, n, why in fails)]
     md += ["", "Commands of one round:", "", "```"]
-    md += sorted({r["command"] for r in recs})
+    md += sorted({r["command"] for r in every})
     md += ["```", ""]
     return md
 

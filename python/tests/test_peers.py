@@ -133,6 +133,9 @@ def test_pingpong_section_ratios_against_osu():
     assert cells == ["8", "1.10", "2.00", "1.00", "1.10 [1.10, 1.10]", "2.00 [2.00, 2.00]"]
     alone = "\n".join(pingpong_section(recs[:2]))
     assert "osu_latency was not run" in alone and "| 8 | 1.10 | 2.00 |" in alone
+    lost = {**pp("osu_latency", None, []), "failed_rounds": [{"round": 0, "why": "status 1: no such file"}]}
+    md = "\n".join(pingpong_section([*recs[:2], lost]))
+    assert "- osu_latency, round 0: status 1: no such file" in md and "| 8 | 1.10 | 2.00 | - | - | - |" in md
 
 
 NEEDS_HALOEX = "needs the haloex program (HALOEX_PROGRAM=path; ctest peers_run sets it)"
