@@ -398,6 +398,38 @@ def tools(work: Path, haloex: Path, mpiexec: list[str]) -> Path:
     return bin_dir
 
 
+def block_command(a: argparse.Namespace, b: Block, marker: Marker, name: str, text: str, work: Path,
+                  programs: Path | None) -> list[str] | str:  # fmt: skip
+    """The command that runs block b, or a message saying why it does not
+    run ("did not compile" in it: the block fails)."""
+    launch = [a.mpiexec, a.numproc_flag]
+    if b.lang in CMAKE_TARGET:
+        exe = programs / "build" / name if programs else None
+        if exe is not None and exe.exists():
+            return [*launch, str(marker.np or 1), *a.mpiexec_flags, str(exe)]
+        targets = programs / "prefix/lib/cmake/haloex/haloexTargets.cmake" if programs else None
+        if (
+            b.lang == "fortran"
+            and targets
+            and targets.exists()
+            and "haloex_fortran" not in targets.read_text()
+        ):
+            return f"{b.where}: not run here: this build has no Fortran module"
+        log = (programs / "build.log").read_text() if programs and (programs / "build.log").exists() else ""
+        source = name + SUFFIX[b.lang]
+        head = f"----- {b.where} ({b.info}) did not compile (docs_programs built it as {source}):"
+        return f"{head}\n{text}-----\n{log}"
+    if b.lang == "python":
+        script = work / (name + ".py")
+        script.write_text(text)
+        return ([*launch, str(marker.np), *a.mpiexec_flags] if marker.np else []) + [a.python, str(script)]
+    if b.lang == "console":
+        text = "".join(ln[2:] + "\n" for ln in text.split("\n") if ln.startswith("$ "))
+    script = work / (name + ".sh")
+    script.write_text(text)
+    return ["bash", "-e", "-o", "pipefail", "-x", str(script)]
+
+
 def run_doc(a: argparse.Namespace) -> int:
     root, doc, work = a.root.resolve(), a.doc, a.work.resolve()
     found, errors = check(root, documents(root))
@@ -415,7 +447,6 @@ def run_doc(a: argparse.Namespace) -> int:
     top = shadow_root(root, work, a.build.resolve(), venv)
     bin_dir = tools(work, a.haloex.resolve(), [a.mpiexec, *a.mpiexec_flags])
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
-    launch = [a.mpiexec, a.numproc_flag]
     programs = a.programs.resolve() if a.programs else None
 
     for b, marker in found[doc]:
@@ -433,40 +464,14 @@ def run_doc(a: argparse.Namespace) -> int:
             print(f"{b.where}: not run here: needs {', '.join(missing)}, not in this build or on PATH")
             not_run += 1
             continue
-        if b.lang in CMAKE_TARGET:
-            exe = programs / "build" / name if programs else None
-            if exe is None or not exe.exists():
-                targets = programs / "prefix/lib/cmake/haloex/haloexTargets.cmake" if programs else None
-                if (
-                    b.lang == "fortran"
-                    and targets
-                    and targets.exists()
-                    and "haloex_fortran" not in targets.read_text()
-                ):
-                    print(f"{b.where}: not run here: this build has no Fortran module")
-                    not_run += 1
-                    continue
-                log = (
-                    (programs / "build.log").read_text()
-                    if programs and (programs / "build.log").exists()
-                    else ""
-                )
-                source = name + SUFFIX[b.lang]
-                print(f"----- {b.where} ({b.info}) did not compile (docs_programs built it as {source}):")
-                print(f"{text}-----\n{log}")
+        cmd = block_command(a, b, marker, name, text, work, programs)
+        if isinstance(cmd, str):  # (not run: a message; a failure when it says so)
+            print(cmd)
+            if "did not compile" in cmd:
                 failed.append(b.where)
-                continue
-            cmd = [*launch, str(marker.np or 1), *a.mpiexec_flags, str(exe)]
-        elif b.lang == "python":
-            script = work / (name + ".py")
-            script.write_text(text)
-            cmd = ([*launch, str(marker.np), *a.mpiexec_flags] if marker.np else []) + [a.python, str(script)]
-        else:
-            if b.lang == "console":
-                text = "".join(ln[2:] + "\n" for ln in text.split("\n") if ln.startswith("$ "))
-            script = work / (name + ".sh")
-            script.write_text(text)
-            cmd = ["bash", "-e", "-o", "pipefail", "-x", str(script)]
+            else:
+                not_run += 1
+            continue
         print(
             f"----- {b.where} ({b.info}{', np=' + str(marker.np) if marker.np else ''}): {shlex.join(cmd)}",
             flush=True,
