@@ -109,6 +109,34 @@ TEST(BenchRounds, RuleIsCollectiveAndCandidatesLeaveTheRace) {
   EXPECT_EQ(broke.outcome().stop, "budget");
 }
 
+// A candidate refused on the last rank only is left out on every rank (the
+// rounds' reductions then pair the same candidates everywhere), with the
+// refusing rank's reason; asked for by name, it is an error on every rank.
+TEST(BenchRounds, CandidatesAreTheSameOnEveryRank) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  const int last = world_size() - 1;
+  const auto make = [&](const std::string& n) {
+    if (n == "lopsided" && world_rank() == last)
+      throw InputError("lopsided refuses on rank " + std::to_string(last));
+    return n;
+  };
+  std::ostringstream log;
+  const std::vector<std::string> names{"a", "lopsided", "b"};
+  const std::vector<std::string> got = build_candidates<std::string>(comm, names, false, make, log, true);
+  EXPECT_EQ(got, (std::vector<std::string>{"a", "b"}));
+  int size = static_cast<int>(got.size()), lo = 0, hi = 0;
+  MPI_Allreduce(&size, &lo, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(&size, &hi, 1, MPI_INT, MPI_MAX, comm);
+  EXPECT_EQ(lo, hi);
+  EXPECT_EQ(log.str(), "skipping lopsided: lopsided refuses on rank " + std::to_string(last) + "\n");
+  try {
+    build_candidates<std::string>(comm, names, true, make, log, false);
+    ADD_FAILURE() << "a candidate asked for by name and refused on one rank must throw on every rank";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "lopsided refuses on rank " + std::to_string(last));
+  }
+}
+
 TEST(BenchRecords, HaloNonCubicMovesWhatThePlanSays) {
   HaloBenchOptions opt;
   opt.sizes = {4};

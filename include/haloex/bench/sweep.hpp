@@ -13,6 +13,7 @@
 
 #include "haloex/bench/stats.hpp"
 #include "haloex/core/error.hpp"
+#include "haloex/core/mpi.hpp"
 
 namespace haloex {
 
@@ -76,16 +77,30 @@ class RoundsRule {
 std::vector<std::string> candidate_names(const std::vector<std::string>& asked,
                                          const std::vector<std::string>& always = {});
 
-/// One candidate per name, made by `make(name)`. A strategy that cannot run
-/// here throws InputError: an error when it was asked for by name, otherwise
-/// it is left out with a line on `log` (when `say`).
+/// One candidate per name, made by `make(name)`, the same on every rank of
+/// `comm` (collective). A strategy that cannot run here throws InputError,
+/// and some refusals hold on some ranks only (a staged plan beside a wall),
+/// so the ranks agree on each name: refused on any rank, it is an error on
+/// all of them when it was asked for by name, otherwise every rank leaves
+/// it out, with the first refusing rank's reason on `log` (when `say`).
+/// Without the agreement the ranks would time different candidate lists and
+/// their per-round reductions would pair unrelated samples. `make` must
+/// refuse before any collective call of its own.
 template <class C, class Make>
-std::vector<C> build_candidates(const std::vector<std::string>& names, bool asked, Make&& make,
+std::vector<C> build_candidates(MPI_Comm comm, const std::vector<std::string>& names, bool asked, Make&& make,
                                 std::ostream& log, bool say) {
   std::vector<C> out;
   for (const std::string& n : names) {
+    std::vector<C> made;  // empty where this rank refused
+    std::string refused;
     try {
-      out.push_back(make(n));
+      made.push_back(make(n));
+    } catch (const InputError& e) {
+      refused = e.what();
+    }
+    try {
+      throw_if_any(comm, refused);
+      out.push_back(std::move(made.front()));
     } catch (const InputError& e) {
       if (asked) throw;
       if (say) log << "skipping " << n << ": " << e.what() << "\n";
