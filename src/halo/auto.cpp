@@ -238,35 +238,38 @@ class Auto final : public Strategy {
       else if (rounds + 1 >= opt.max_rounds)
         stop = "rounds";
     }
-    return settle(cands, leader, tied, rounds, stop);
+    return settle(cands, leader, tied, racing, rounds, stop);
   }
 
-  // The choice: the leader, or with ties the first registered of them (the
-  // registry lists the simpler strategies first); then the text that says
-  // how sure it is.
+  // The choice. Decided: the leader, or with ties the first registered of
+  // them (the registry lists the simpler strategies first). Undecided: the
+  // safest of those still racing (safest()). Then the text that says how
+  // sure it is.
   std::vector<size_t> settle(const std::vector<std::unique_ptr<Strategy>>& cands, size_t leader,
-                             const std::vector<size_t>& tied, int rounds, const std::string& stop) {
+                             const std::vector<size_t>& tied, const std::vector<size_t>& racing, int rounds,
+                             const std::string& stop) {
     size_t chosen = leader;
-    if (stop == "decided")
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(3);
+    if (stop == "decided") {
       for (size_t c : tied) chosen = std::min(chosen, c);  // candidates are in registry order
+      text << "decided in " << rounds << " rounds";
+      if (!tied.empty()) {
+        text << "; within 2% of each other:";
+        for (size_t c : tied) text << " " << cands[c]->name();
+        text << " and " << cands[leader]->name() << ", took the first registered";
+      }
+    } else {
+      text << "undecided after " << rounds << " rounds ("
+           << (stop == "budget" ? "time budget" : "round limit") << " spent)";
+      chosen = safest(cands, racing, text);
+    }
     std::vector<size_t> order(cands.size());
     for (size_t c = 0; c < order.size(); ++c) order[c] = c;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       if ((a == chosen) != (b == chosen)) return a == chosen;
       return median_of(samples_[a]) < median_of(samples_[b]);
     });
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(3);
-    if (stop == "decided")
-      text << "decided in " << rounds << " rounds";
-    else
-      text << "undecided after " << rounds << " rounds ("
-           << (stop == "budget" ? "time budget" : "round limit") << " spent): took the lowest median";
-    if (!tied.empty() && stop == "decided") {
-      text << "; within 2% of each other:";
-      for (size_t c : tied) text << " " << cands[c]->name();
-      text << " and " << cands[leader]->name() << ", took the first registered";
-    }
     if (order.size() > 1) {
       const size_t next = order[1];
       const Comparison c = compare_paired(samples_[next], samples_[chosen]);
@@ -275,6 +278,40 @@ class Auto final : public Strategy {
     }
     last_race_ = text.str();
     return order;
+  }
+
+  // An undecided race's choice among those still racing (every one ran in
+  // every round, so all pairs are paired). None that the rounds put
+  // decidedly behind another of them; of the rest, the one whose paired
+  // ratio against each other one is lowest at the upper end of its interval
+  // (with few rounds, its worst round): the best worst case. The lowest
+  // median alone is not safe: on a machine whose speed jumps between
+  // states, a few rounds can hand it to a strategy several times slower.
+  size_t safest(const std::vector<std::unique_ptr<Strategy>>& cands, const std::vector<size_t>& racing,
+                std::ostringstream& text) const {
+    std::vector<size_t> fair;
+    for (size_t a : racing) {
+      bool behind = false;
+      for (size_t b : racing)
+        behind = behind || (a != b && compare_paired(samples_[a], samples_[b]).verdict == Verdict::slower);
+      if (!behind) fair.push_back(a);
+    }
+    if (fair.empty()) fair = racing;  // (a cycle of verdicts: none is safe from all)
+    std::sort(fair.begin(), fair.end());  // registry order: on equal worst cases, the simpler
+    size_t best = fair.front();
+    double best_worst = INFINITY;
+    for (size_t a : fair) {
+      double worst = 1;
+      for (size_t b : fair)
+        if (a != b) worst = std::max(worst, compare_paired(samples_[a], samples_[b]).high);
+      if (worst < best_worst) best = a, best_worst = worst;
+    }
+    text << ": " << fair.size() << " not told apart (";
+    for (size_t i = 0; i < fair.size(); ++i) text << (i ? " " : "") << cands[fair[i]]->name();
+    text << "), took " << cands[best]->name() << ", the best worst case: at most " << best_worst
+         << "x any of them at the upper end of the paired interval";
+    if (racing.size() > fair.size()) text << " (" << racing.size() - fair.size() << " decidedly behind one of them)";
+    return best;
   }
 
   // Every other registered strategy that every rank could build.

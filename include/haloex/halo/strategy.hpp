@@ -156,8 +156,11 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan)
 /// median ratio's 95% interval, bench/stats.hpp); those decidedly slower
 /// leave the race. It ends when every other is slower or within 2% of the
 /// leader (then the first registered of those tied is taken: the simplest),
-/// or when `budget_s` or `max_rounds` is spent (then the leader by median,
-/// undecided). `timing` maps each measured time (seconds, this rank) before
+/// or when `budget_s` or `max_rounds` is spent, undecided: then, of those
+/// still in the race that no other of them puts decidedly behind, the one
+/// whose paired ratio against each other one is lowest at the upper end of
+/// its interval (the best worst case), not the lowest median, which noisy
+/// rounds can hand to a strategy several times slower. `timing` maps each measured time (seconds, this rank) before
 /// the ranks agree on it: the identity by default; a test may bend it to
 /// force a choice.
 struct AutoOptions {
