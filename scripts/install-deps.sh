@@ -22,8 +22,7 @@ declare -A why=(
   [python3-venv]="the virtual environment haloex-lab's PyPI packages go into (.venv)"
   [paraview]="ParaView, which the tests open the output in (and haloex-lab screenshot draws with)"
   [python3-paraview]="pvpython, ParaView's scripting, for those tests"
-  [xvfb]="a virtual display for ParaView's screenshots on a machine without one"
-  [xauth]="what xvfb-run needs to start Xvfb"
+  [xvfb]="a virtual display (Xvfb) for ParaView's screenshots on a machine without one"
   [slurmctld]="Slurm's controller: the campaign tests start a one-node cluster"
   [slurmd]="Slurm's node daemon, for that cluster"
   [slurm-client]="srun, sbatch, squeue, scontrol: haloex-lab's srun and sbatch launchers"
@@ -48,7 +47,7 @@ declare -A why=(
   [python3-mpi4py]="mpi4py for Debian's Python, the Python level of make peers"
 )
 core=(cmake ninja-build g++ gfortran make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
-  paraview python3-paraview xvfb xauth slurmctld slurmd slurm-client munge iproute2 util-linux)
+  paraview python3-paraview xvfb slurmctld slurmd slurm-client munge iproute2 util-linux)
 tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
 peers=(petsc-dev libboost-dev libnuma-dev pkg-config curl python3-petsc4py python3-mpi4py)
 # "install-deps.sh" installs what make demo and make test need; "install-deps.sh

@@ -121,7 +121,7 @@ def _parser() -> argparse.ArgumentParser:
         "screenshot",
         help="render an output's XDMF file in ParaView (a PNG)",
         description="Open FIELDS.xmf (an LB output step, binary or HDF5) in ParaView's pvpython "
-        "(under xvfb-run when there is no display) and save the slice through the middle of z, "
+        "(under an Xvfb of its own when there is no display) and save the slice through the middle of z, "
         "coloured by the magnitude of a quantity, solid sites grey, with ParaView's orientation axes.",
     )
     shot.add_argument("xmf", type=Path, help="the output step's fields-NNNNNN.xmf")
