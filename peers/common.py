@@ -56,12 +56,12 @@ class Outcome:
         return self.status == 0
 
 
-def run(cmd: list[str], timeout: float) -> Outcome:
-    """Runs cmd in its own process group with OpenMP quiet; on a timeout the
-    whole group goes (mpirun and its ranks), so no rank keeps spinning on
-    the cores the next run is timed on."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive")
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+def run(cmd: list[str], timeout: float, cwd: Path | None = None, env: dict | None = None) -> Outcome:
+    """Runs cmd in its own process group with OpenMP quiet (env: more
+    variables), in cwd; on a timeout the whole group goes (mpirun and its
+    ranks), so no rank keeps spinning on the cores the next run is timed on."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive", **(env or {}))
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
                           start_new_session=True) as p:  # fmt: skip
         try:
             out, err = p.communicate(timeout=timeout)
@@ -69,7 +69,9 @@ def run(cmd: list[str], timeout: float) -> Outcome:
             os.killpg(p.pid, signal.SIGKILL)
             p.communicate()
             return Outcome(status=-1, why=f"timed out after {timeout:g} s")
-    why = "" if p.returncode == 0 else (err.strip().splitlines() or ["(no message)"])[0]
+    # (mpirun's messages open with a line of dashes: the first line with words)
+    lines = [x.strip() for x in err.splitlines() if any(c.isalnum() for c in x)]
+    why = "" if p.returncode == 0 else (lines or ["(no message)"])[0]
     return Outcome(out, p.returncode, why)
 
 
