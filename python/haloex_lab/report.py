@@ -26,7 +26,7 @@ from .analysis import (
     strong_series,
 )
 from .link_state import link_state
-from .peers import peers_section, pingpong_section, python_section
+from .peers import ludwig_section, peers_section, pingpong_section, python_section
 from .results import load_results, write_atomically
 from .stats import summarize
 
@@ -585,4 +585,5 @@ def _sections(records: list[dict], figdir: Path, formats) -> tuple[list[str], st
     md += peers_section(records)
     md += python_section(records)
     md += pingpong_section(records)
+    md += ludwig_section(records, figdir, formats)
     return md, rec_table
