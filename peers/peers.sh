@@ -5,8 +5,11 @@
 # from its source distribution on PyPI with the GHEX driver, and the PETSc
 # DMDA driver against Debian's petsc-dev; then runs haloex and the peers side
 # by side (peers/run.py), ping-pong beside OSU's osu_latency when OSU_SRC
-# names an OSU source folder (OSU is in neither Debian nor PyPI), and writes
-# OUT/peers.jsonl, OUT/pingpong.jsonl and OUT/report.md.
+# names an OSU source folder (OSU is in neither Debian nor PyPI), Ludwig beside
+# `haloex lb` when LUDWIG_SRC names a Ludwig source folder (github.com/ludwig-cf/
+# ludwig; likewise in neither: built in WORK/ludwig by peers/build-ludwig.sh,
+# run by peers/ludwig.py), and writes OUT/peers.jsonl, OUT/pingpong.jsonl,
+# OUT/peers-ludwig.jsonl (with LUDWIG_SRC) and OUT/report.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: peers.sh BUILD WORK OUT [run.py options]}" && pwd)
@@ -20,10 +23,14 @@ haloex=$build/haloex
 [[ -x $haloex ]] || { echo "peers: no haloex program at $haloex (make build first)" >&2; exit 2; }
 [[ -z ${OSU_SRC:-} || -x $OSU_SRC/configure ]] ||
   { echo "peers: OSU_SRC=$OSU_SRC is not an OSU source folder (no configure script)" >&2; exit 2; }
+[[ -z ${LUDWIG_SRC:-} || (-f $LUDWIG_SRC/src/ludwig.c && -f $LUDWIG_SRC/version.h) ]] ||
+  { echo "peers: LUDWIG_SRC=$LUDWIG_SRC is not a Ludwig source folder (no src/ludwig.c or version.h;" \
+    "a checkout of github.com/ludwig-cf/ludwig)" >&2; exit 2; }
 py=$root/.venv/bin/python
 [[ -x $py ]] || { echo "peers: no virtual environment at $root/.venv (make deps makes it)" >&2; exit 2; }
 
-rm -f "$out/peers.jsonl" "$out/peers-python.jsonl" "$out/pingpong.jsonl"  # (an earlier run's, never mixed in)
+# (an earlier run's records, never mixed in)
+rm -f "$out/peers.jsonl" "$out/peers-python.jsonl" "$out/pingpong.jsonl" "$out/peers-ludwig.jsonl"
 
 echo "[peers] GHEX (PyPI source distribution) and its driver, in $work"
 bash "$root/peers/build-ghex.sh" "$work"
@@ -88,6 +95,18 @@ if [[ -n ${OSU_SRC:-} ]]; then
 fi
 echo "[peers] ping-pong, both buffer modes${OSU_SRC:+, beside osu_latency}"
 "$py" "$root/peers/pingpong.py" --haloex "$haloex" -o "$out" -r "$rounds" "${osu[@]}" || failed "the ping-pong"
+
+if [[ -n ${LUDWIG_SRC:-} ]]; then
+  # Ludwig is in neither Debian nor PyPI: built from the source folder given, never inside it.
+  echo "[peers] Ludwig from $LUDWIG_SRC, in $work/ludwig"
+  if bash "$root/peers/build-ludwig.sh" "$LUDWIG_SRC" "$work"; then
+    echo "[peers] Ludwig beside haloex lb: 128^3 at 1 and 2 ranks, then 8^3 to 128^3 at 2 ranks"
+    "$py" "$root/peers/ludwig.py" --haloex "$haloex" --ludwig "$work/bin/Ludwig.exe" \
+      --ludwig-version "$(cat "$work/ludwig-version.txt")" -o "$out" || failed "Ludwig beside haloex lb"
+  else
+    failed "building Ludwig (logs in $work/logs)"
+  fi
+fi
 
 "$root/.venv/bin/haloex-lab" report "$out" || failed "the report"
 if ((status != 0)); then
