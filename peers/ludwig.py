@@ -14,7 +14,8 @@ Two parts, both written to OUT/peers-ludwig.jsonl, one record per code,
 rank count, size and round (`part`):
 - rate: 128^3, 40 steps, at 1 and 2 ranks;
 - sizes: 8^3 to 128^3 at 2 ranks (the 2023 paper's figure 4 in kind), with
-  steps per size chosen for about a second and a half per run.
+  steps per code and size chosen for about a second and a half of its step
+  loop (at least 20 steps).
 A round runs every (code, ranks, size) of its part once, each its own
 mpirun, in an order rotated from round to round. Before any timing, a short
 run of each code at each rank count must keep the total density (as each
@@ -169,11 +170,17 @@ def haloex_result(rec: dict, job: Job) -> dict:
     }  # fmt: skip
 
 
-def steps_for(L: int, ranks: int, seconds: float = 1.5) -> int:
-    """Steps for about `seconds` a run: a model of either code on this kind
-    of machine, 20e6 site updates a second per rank plus 20 us a step."""
-    per_step = L**3 / (20e6 * ranks) + 20e-6
-    return max(40, int(seconds / per_step))
+# A model of each code's step on a small machine (site updates a second per
+# rank, seconds a step besides), measured on a 2-core AMD EPYC guest: it
+# only sizes the sweep's runs, each code's own (the records say how many).
+STEP_MODEL = {"haloex": (25e6, 50e-6), "ludwig": (3e6, 500e-6)}
+
+
+def steps_for(code: str, L: int, ranks: int, seconds: float = 1.5) -> int:
+    """Steps for about `seconds` of `code`'s step loop, at least 20 (Ludwig's
+    first step, which first touches its second array, weighs less)."""
+    rate, overhead = STEP_MODEL[code]
+    return max(20, int(seconds / (L**3 / (rate * ranks) + overhead)))
 
 
 class Runner:
@@ -307,7 +314,7 @@ def main() -> int:
         rate = [Job("rate", c, p, a.size, a.steps) for p in a.ranks for c in codes]
         records += runner.rounds(rate, a.rounds)
         write_records(out / RECORDS, runner.with_metadata(records))  # (kept, should the sweep fail)
-        sweep = [Job("sizes", c, a.sweep_ranks, L, steps_for(L, a.sweep_ranks, a.sweep_seconds))
+        sweep = [Job("sizes", c, a.sweep_ranks, L, steps_for(c, L, a.sweep_ranks, a.sweep_seconds))
                  for L in a.sizes for c in codes]  # fmt: skip
         records += runner.rounds(sweep, a.sweep_rounds) if sweep else []
     write_records(out / RECORDS, runner.with_metadata(records))

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+import matplotlib.ticker
+
 from .figures import _save, plt
 from .stats import Comparison, compare_paired, summarize
 
@@ -110,12 +112,12 @@ def _rate_table(records: list[dict]) -> list[str]:
 def _sizes_table(records: list[dict]) -> list[str]:
     g = _groups(records, "sizes")
     md = [
-        "| ranks | L | steps | Ludwig MLUPS | haloex MLUPS | haloex / Ludwig |",
+        "| ranks | L | steps (Ludwig, haloex) | Ludwig MLUPS | haloex MLUPS | haloex / Ludwig |",
         "|---:|---:|---:|---|---|---|",
     ]
     for ranks, L in sorted({(k[0], k[1]) for k in g}):
         hx, lw = g[(ranks, L, "haloex")], g[(ranks, L, "ludwig")]
-        steps = sorted({r["steps"] for r in hx + lw})
+        steps = [min((r["steps"] for r in x), default="-") for x in (lw, hx)]
         rates = [_spread([r["mlups"] for r in x if r.get("ok")]) for x in (lw, hx)]
         steps_text = ", ".join(map(str, steps))
         md.append(f"| {ranks} | {L} | {steps_text} | {rates[0]} | {rates[1]} | {_ratio(_paired(hx, lw))} |")
@@ -141,9 +143,11 @@ def sizes_figure(records: list[dict], out: Path, formats) -> list[str]:
                       [s.max - m for m, (_, s) in zip(med, pts, strict=True)]],
                 marker="os"[i], capsize=3, label=f"{NAMES[code]}, {ranks} rank(s)",
             )  # fmt: skip
-    ax.set(xscale="log", xlabel="lattice edge L (L^3 sites)", ylabel="MLUPS (1e6 site updates / s)",
+    ax.set(xscale="log", yscale="log", xlabel="lattice edge L (L^3 sites)", ylabel="MLUPS (log scale)",
            title="Site updates per second against system size, one node")  # fmt: skip
-    ax.set_xticks(sorted({k[1] for k in g}), [str(L) for L in sorted({k[1] for k in g})])
+    edges = sorted({k[1] for k in g})
+    ax.set_xticks(edges, [str(L) for L in edges], minor=False)
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     return _save(fig, out, "ludwig_sizes", formats)

@@ -108,7 +108,7 @@ def test_section_rates_ratios_and_figure(tmp_path):
     )
     assert "| 1 | 128 | 3.00 [3.00, 3.00] (94% interval; haloex ahead in 5 of 5 rounds) |" in md
     assert (
-        "| 2 | 16 | 40 | 8.0 [8.0, 8.0] | 32.0 [32.0, 32.0] | 4.00 [4.00, 4.00] (75% interval; haloex ahead"
+        "| 2 | 16 | 40, 40 | 8.0 [8.0, 8.0] | 32.0 [32.0, 32.0] | 4.00 [4.00, 4.00] (75% interval; haloex"
         in md
     )
     assert (tmp_path / "ludwig_sizes.png").stat().st_size > 0 and "](figures/ludwig_sizes.png)" in md
