@@ -48,6 +48,15 @@ KernelSet pick(bool soa, bool forced, bool mon) {
   return mon ? kernel_set<L, false, false, true>() : kernel_set<L, false, false, false>();
 }
 
+// Each velocity set's 8 kernel sets (layout x forcing x monitoring, 10
+// kernels each) are compiled in a file of their own, kernels_<set>.cpp: all
+// 32 in solver.cpp made it the build's longest step by far, one that no
+// second core could share.
+extern template KernelSet pick<D2Q9>(bool soa, bool forced, bool mon);
+extern template KernelSet pick<D3Q15>(bool soa, bool forced, bool mon);
+extern template KernelSet pick<D3Q19>(bool soa, bool forced, bool mon);
+extern template KernelSet pick<D3Q27>(bool soa, bool forced, bool mon);
+
 /// The kernels of a run and what they get besides their arrays: the
 /// collision parameters, the site kinds, the moving wall's term per
 /// direction and the bulk neighbour table.

@@ -1,0 +1,9 @@
+// The D3Q15 kernels of every layout, forcing and monitoring choice
+// (kernel_set.hpp says why each velocity set has a file of its own).
+#include "kernel_set.hpp"
+
+namespace haloex::lb::detail {
+
+template KernelSet pick<D3Q15>(bool soa, bool forced, bool mon);
+
+}  // namespace haloex::lb::detail
