@@ -30,7 +30,7 @@ WORK_DIFFERENCES = [
     "Every step Ludwig zeroes the force and velocity fields (`hydro_f_zero`, `hydro_u_zero`), reads a "
     "force per site in the collision and writes density and velocity back: another 24 + 24 + 24 + 8 + 24 "
     "bytes a site (about 945 bytes a step in all, with write-allocate); haloex computes density and "
-    "velocity in registers and writes neither.",
+    "velocity on the fly and keeps no field of them.",
     "Ludwig's halo (`lb_halo_post`, its default `full` halo) packs all 19 values of every halo site for "
     "all 26 neighbour regions, even where the neighbour is the rank itself (then it unpacks from its own "
     "send buffer without a message); haloex sends only the populations that cross (5 a face site), and "
