@@ -25,10 +25,11 @@ def default_mpirun() -> str:
     return "mpirun --oversubscribe --bind-to none" + (" --allow-run-as-root" if os.geteuid() == 0 else "")
 
 
-def add_common_options(p: argparse.ArgumentParser) -> None:
+def add_common_options(p: argparse.ArgumentParser, rounds: int = 7) -> None:
     p.add_argument("--haloex", required=True, help="the haloex program")
     p.add_argument("-o", "--out", required=True, help="folder for the records and raw/")
-    p.add_argument("-r", "--rounds", type=int, default=7, help="rounds (default 7: 6 decide a median)")
+    p.add_argument("-r", "--rounds", type=int, default=rounds,
+                   help=f"rounds (default {rounds}; 6 decide a median with 95%% confidence)")  # fmt: skip
     p.add_argument("--timeout", type=float, default=600, help="seconds one run may take")
     p.add_argument("--mpirun", default=default_mpirun(), help="the launcher and its options")
 

@@ -275,8 +275,7 @@ def cpu_model() -> str:
 
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_common_options(p)
-    p.set_defaults(rounds=5)
+    add_common_options(p, rounds=5)
     p.add_argument("--ludwig", required=True, help="Ludwig.exe (peers/build-ludwig.sh builds it)")
     p.add_argument("--ludwig-version", default="?", help="Ludwig's version, commit and flags (recorded)")
     p.add_argument("--ranks", default="1,2", help="rank counts of the rate part (default 1,2)")
