@@ -39,7 +39,7 @@ def _display():
     read, write = os.pipe()
     # A 24-bit screen: Xvfb's default is 8-bit, where OpenGL may find no visual.
     cmd = [xvfb, "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"]
-    server = subprocess.Popen(cmd, pass_fds=(write,), stderr=subprocess.DEVNULL)  # noqa: S603
+    server = subprocess.Popen(cmd, pass_fds=(write,), stderr=subprocess.DEVNULL)
     os.close(write)
     try:
         with os.fdopen(read) as told:

@@ -238,8 +238,8 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     Plan plan(dec, {FieldSpec{view.shape, travels, opt.field_memory}},
               plan_options_for(opt.plan, opt.pack_threads));
 
-    std::vector<Candidate> cands = build_candidates<Candidate>(dec.comm(), 
-        names, !opt.strategies.empty(),
+    std::vector<Candidate> cands = build_candidates<Candidate>(
+        dec.comm(), names, !opt.strategies.empty(),
         [&](const std::string& n) {
           return Candidate{n, make_strategy(n, plan)};
         },

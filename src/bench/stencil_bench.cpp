@@ -72,8 +72,8 @@ StencilBenchReport run_stencil_bench(MPI_Comm comm, const StencilBenchOptions& o
       if (failed) throw InputError(rank == 0 ? why : "the serial reference cannot run (see rank 0)");
       return c;
     };
-    std::vector<Candidate> cands = build_candidates<Candidate>(comm, names, !opt.strategies.empty(), make_candidate,
-                                                               log, rank == 0 && opt.progress);
+    std::vector<Candidate> cands = build_candidates<Candidate>(
+        comm, names, !opt.strategies.empty(), make_candidate, log, rank == 0 && opt.progress);
     // The roofline probe: at least the two fields and 256 MiB per array over
     // all ranks, so it streams from memory, not from a large cache.
     const size_t field_elems = static_cast<size_t>((opt.nx / std::max(1, ranks) + 4) * (opt.ny + 4) * nz);
