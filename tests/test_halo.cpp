@@ -425,13 +425,18 @@ TEST(FacesPlan, OnlyFacesArriveForEveryStrategyAndThreadSetting) {
 
 // --- auto ---------------------------------------------------------------------
 
+// The plan every auto test races on: 19 doubles a site (AoS) on a 3-D grid.
+struct AutoPlan {
+  Decomposition dec{MPI_COMM_WORLD, spec_of(3, false)};
+  Field<double> f{dec, 19, 1, Layout::aos};
+  Plan plan{dec, {FieldSpec::of(f)}};
+};
+
 // A timing source that makes one strategy look fastest must make auto pick
 // it, on every rank alike.
 TEST(AutoStrategy, PicksWhatItsTimingSourcePrefers) {
-  const DecompositionSpec spec = spec_of(3, false);
-  Decomposition dec(MPI_COMM_WORLD, spec);
-  Field<double> f(dec, 19, 1, Layout::aos);
-  Plan plan(dec, {FieldSpec::of(f)});
+  AutoPlan p;
+  auto& [dec, f, plan] = p;
   for (const char* wanted : {"sendrecv", "persistent"}) {
     AutoOptions o;
     o.samples = 3;
@@ -461,10 +466,8 @@ TEST(AutoStrategy, PicksWhatItsTimingSourcePrefers) {
 // first registered of the two and says so; a race that cannot be decided
 // ends with its budget and says that.
 TEST(AutoStrategy, TiesGoToTheFirstRegisteredAndUndecidedSaysSo) {
-  const DecompositionSpec spec = spec_of(3, false);
-  Decomposition dec(MPI_COMM_WORLD, spec);
-  Field<double> f(dec, 19, 1, Layout::aos);
-  Plan plan(dec, {FieldSpec::of(f)});
+  AutoPlan p;
+  auto& [dec, f, plan] = p;
   AutoOptions o;
   o.sample_s = 1e-5;
   o.timing = [](std::string_view name, double) {
@@ -498,10 +501,8 @@ TEST(AutoStrategy, TiesGoToTheFirstRegisteredAndUndecidedSaysSo) {
 // direct: staged's worst round is 3x.) Every other strategy is decidedly
 // behind and out.
 TEST(AutoStrategy, UndecidedTakesTheBestWorstCase) {
-  const DecompositionSpec spec = spec_of(3, false);
-  Decomposition dec(MPI_COMM_WORLD, spec);
-  Field<double> f(dec, 19, 1, Layout::aos);
-  Plan plan(dec, {FieldSpec::of(f)});
+  AutoPlan p;
+  auto& [dec, f, plan] = p;
   AutoOptions o;
   o.sample_s = 1e-5;
   o.budget_s = 1e-9;
@@ -534,10 +535,8 @@ TEST(AutoStrategy, UndecidedTakesTheBestWorstCase) {
 // new winner, says so, keeps counting the time of both, and the halos stay
 // exact. As long as the time holds still it keeps its choice.
 TEST(AutoStrategy, ReDecidesWhenTheExchangeTimeDrifts) {
-  const DecompositionSpec spec = spec_of(3, false);
-  Decomposition dec(MPI_COMM_WORLD, spec);
-  Field<double> f(dec, 19, 1, Layout::aos);
-  Plan plan(dec, {FieldSpec::of(f)});
+  AutoPlan p;
+  auto& [dec, f, plan] = p;
   bool drifted = false;
   AutoOptions o;
   o.sample_s = 1e-5;
