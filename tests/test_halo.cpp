@@ -548,9 +548,9 @@ TEST(AutoStrategy, ReDecidesWhenTheExchangeTimeDrifts) {
   auto s = make_auto(plan, o);
   ASSERT_EQ(s->resolved_name(), "sendrecv");
   FieldView v = f.view();
-  auto run = [&](int calls) {
+  auto run = [&](int calls) {  // (p's members: clang before 16 cannot capture structured bindings)
     for (int i = 0; i < calls; ++i) {
-      initialise(f, dec);
+      initialise(p.f, p.dec);
       s->exchange({&v, 1});
     }
   };
