@@ -288,8 +288,8 @@ class Auto final : public Strategy {
   // jumping between a fast and a slow state moves far less than it moves
   // one candidate's median. Simulated races (docs/statistics.md, "auto")
   // found this rule safest: within 1.25x of the best in every trial, where
-  // the lowest median and the worst round's ratio each took strategies 1.5
-  // to 2.3 times slower.
+  // the lowest median and the worst round's ratio took strategies up to 1.4
+  // and 1.7 times slower.
   size_t safest(const std::vector<std::unique_ptr<Strategy>>& cands, const std::vector<size_t>& racing,
                 std::ostringstream& text) const {
     std::vector<size_t> fair;

@@ -160,8 +160,9 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan)
 /// still in the race that no other of them puts decidedly behind, the one
 /// whose median paired ratio against each other one is lowest at its worst
 /// (the best worst case), not the lowest median, which a machine jumping
-/// between states can hand to a strategy several times slower. `timing` maps each measured time (seconds,
-/// this rank) before the ranks agree on it: the identity by default; a test may bend it to force a choice.
+/// between states can hand to a strategy several times slower. `timing`
+/// maps each measured time (seconds, this rank) before the ranks agree on
+/// it: the identity by default; a test may bend it to force a choice.
 struct AutoOptions {
   int samples = 6;         ///< rounds before the first comparison (6: the fewest that reach 95%)
   double sample_s = 2e-3;  ///< seconds: aim for at least this much time per sample
