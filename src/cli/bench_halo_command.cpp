@@ -13,7 +13,7 @@ namespace haloex::cli {
 
 namespace {
 
-struct Args {
+struct HaloBenchArgs {
   std::string sizes = "32";
   std::string shape = "cubic";
   long global = 0;
@@ -50,7 +50,7 @@ std::array<T, max_dims> per_dim(const std::string& text, int ndim, const std::st
   return out;
 }
 
-HaloBenchOptions to_options(const Args& a) {
+HaloBenchOptions to_options(const HaloBenchArgs& a) {
   HaloBenchOptions o;
   o.ndim = a.dims;
   o.sizes = parse_long_list(a.sizes, "--sizes");
@@ -85,7 +85,7 @@ HaloBenchOptions to_options(const Args& a) {
 }  // namespace
 
 void add_bench_halo(CLI::App& bench, Runner& run) {
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<HaloBenchArgs>();
   auto* cmd = bench.add_subcommand(
       "halo",
       "Time N calls of each halo strategy, repeated and interleaved, on an L^d (or L x 1.5L x 2L)\n"

@@ -16,7 +16,7 @@ namespace haloex::cli {
 
 namespace {
 
-struct Args {
+struct LbBenchArgs {
   std::string sizes = "64";
   std::string velocity_set = "D3Q19";
   std::string kernels = "aa,pull";
@@ -53,7 +53,7 @@ auto parse_list(const std::string& text, const std::string& option, Parse parse)
 }  // namespace
 
 void add_bench_lb(CLI::App& bench, Runner& run) {
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<LbBenchArgs>();
   auto* cmd = bench.add_subcommand(
       "lb",
       "Time LB steps (MLUPS) of each kernel/layout/strategy/overlap configuration on an L^3 lattice,\n"

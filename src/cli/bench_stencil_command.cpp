@@ -12,7 +12,7 @@ namespace haloex::cli {
 
 namespace {
 
-struct Args {
+struct StencilBenchArgs {
   StencilBenchOptions opt;
   std::string nz = "64";
   std::string procs = "0,0";
@@ -26,7 +26,7 @@ struct Args {
 }  // namespace
 
 void add_bench_stencil(CLI::App& bench, Runner& run) {
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<StencilBenchArgs>();
   auto* cmd = bench.add_subcommand(
       "stencil",
       "Run the 2-D diffusion application (haloex stencil) with every halo strategy and the serial\n"

@@ -22,7 +22,7 @@ namespace haloex::cli {
 
 namespace {
 
-struct Args {
+struct LbArgs {
   std::string case_file;
   std::vector<std::string> sets;
   std::string summary;
@@ -40,7 +40,7 @@ std::string triple(const std::array<double, 3>& v, int n) {
 }
 
 // The case as read: the file, its --set overrides and -o.
-lb::LbConfig read_input(const Args& a) {
+lb::LbConfig read_input(const LbArgs& a) {
   if (a.case_file.empty())
     throw InputError("lb: give a case file, e.g. haloex lb examples/periodic_box.toml");
   lb::LbConfig cfg = lb::read_lb_config(a.case_file, a.sets);
@@ -73,7 +73,7 @@ struct Start {
   std::string from;  // the checkpoint's metadata file, or empty
 };
 
-Start restart(const Args& a, lb::Solver& solver, const lb::LbConfig& cfg) {
+Start restart(const LbArgs& a, lb::Solver& solver, const lb::LbConfig& cfg) {
   Start s;
   if (a.restart.empty()) return s;
   std::string err;
@@ -253,7 +253,7 @@ void write_results(lb::Solver& solver, const lb::LbConfig& cfg, const Outcome& o
   std::cout << "# wrote summary to " << cfg.summary << "\n";
 }
 
-int run_lb(const Args& a, const ThreadChoice& threads) {
+int run_lb(const LbArgs& a, const ThreadChoice& threads) {
   if (a.keys) {
     if (comm_rank(MPI_COMM_WORLD) == 0) std::cout << lb::lb_config_reference();
     return 0;
@@ -281,7 +281,7 @@ int run_lb(const Args& a, const ThreadChoice& threads) {
 }  // namespace
 
 void add_lb(CLI::App& app, Runner& run) {
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<LbArgs>();
   auto* cmd = app.add_subcommand(
       "lb",
       "Run a lattice Boltzmann case from a TOML file (see examples/*.toml and --keys).\n"

@@ -17,7 +17,7 @@ namespace haloex::cli {
 
 namespace {
 
-struct Args {
+struct StencilArgs {
   stencil::DiffusionConfig cfg;
   long iterations = 64;
   bool serial = false;
@@ -28,7 +28,7 @@ struct Args {
 };
 
 template <class T>
-int run_stencil(const Args& a, const ThreadChoice& threads) {
+int run_stencil(const StencilArgs& a, const ThreadChoice& threads) {
   stencil::DiffusionConfig cfg = a.cfg;
   if (a.serial) cfg.strategy = "serial";
   cfg.procs = parse_grid_2d(a.procs);
@@ -86,7 +86,7 @@ int run_stencil(const Args& a, const ThreadChoice& threads) {
 }  // namespace
 
 void add_stencil(CLI::App& app, Runner& run) {
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<StencilArgs>();
   auto* cmd = app.add_subcommand(
       "stencil",
       "2-D fourth-order diffusion: out = in - alpha lap(lap(in)), alpha = 1/32, on an nx x ny x nz\n"
