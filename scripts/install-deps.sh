@@ -29,6 +29,7 @@ declare -A why=(
   [munge]="Slurm's authentication, started by the test with its own key"
   [iproute2]="ip and tc: the emulated cluster's network namespaces, links and rate limits (haloex-lab cluster)"
   [util-linux]="nsenter and unshare: entering the emulated cluster's nodes"
+  [libsimgrid-dev]="SimGrid's SMPI (smpicxx, smpirun): the simulated machine of make smpi and haloex-lab simulate"
   # the developer tools: make lint, test-asan, test-ubsan, fuzz, coverage, docs
   [clang]="libFuzzer targets (make fuzz)"
   [libclang-rt-14-dev]="clang's fuzzer and sanitizer runtimes"
@@ -47,7 +48,7 @@ declare -A why=(
   [python3-mpi4py]="mpi4py for Debian's Python, the Python level of make peers"
 )
 core=(cmake ninja-build g++ gfortran make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
-  paraview python3-paraview xvfb slurmctld slurmd slurm-client munge iproute2 util-linux)
+  paraview python3-paraview xvfb slurmctld slurmd slurm-client munge iproute2 util-linux libsimgrid-dev)
 tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
 peers=(petsc-dev libboost-dev libnuma-dev pkg-config curl python3-petsc4py python3-mpi4py)
 # "install-deps.sh" installs what make demo and make test need; "install-deps.sh

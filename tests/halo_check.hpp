@@ -15,7 +15,9 @@ namespace haloex::test {
 
 /// Which components the test expects in halo region o (empty: all).
 /// The lattices of the halo tests, which every rank count from 1 to 8 splits
-/// unevenly, leaving every subdomain at least 2 sites thick. Mixed: x is a
+/// unevenly, leaving every subdomain at least 2 sites thick. Above 8 ranks
+/// (27 and 64 in the suite: 26 distinct neighbours) each dimension gets
+/// 3p - 1 sites for its p ranks, still uneven (3, ..., 3, 2). Mixed: x is a
 /// wall (non-periodic), the rest periodic; an odd number of ranks then lands
 /// on the non-periodic x, where red-black still works.
 inline DecompositionSpec spec_of(int ndim, bool mixed) {
@@ -23,6 +25,13 @@ inline DecompositionSpec spec_of(int ndim, bool mixed) {
   s.ndim = ndim;
   s.global = ndim == 3 ? std::array<long, 3>{11, 9, 7} : std::array<long, 3>{13, 10, 1};
   s.periodic = {!mixed, true, true};
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  if (n > 8) {
+    int p[3] = {0, 0, 0};
+    MPI_Dims_create(n, ndim, p);
+    for (int d = 0; d < ndim; ++d) s.global[static_cast<size_t>(d)] = 3L * p[d] - 1;
+  }
   return s;
 }
 

@@ -109,7 +109,7 @@ TEST_P(HaloBegin, SelfImagesAreCompleteAfterBegin) {
   for (auto [ndim, last] : {std::pair{2, false}, {3, false}, {2, true}, {3, true}}) {
     DecompositionSpec spec = spec_of(ndim, false);
     if (last) {
-      spec.global[ndim - 1] = 16;
+      spec.global[ndim - 1] = std::max(16, 2 * world_size());
       spec.procs = {1, 1, 1};
       spec.procs[ndim - 1] = world_size();
     }
@@ -324,8 +324,9 @@ TEST(NeighborTrap, PeriodicDimensionsWithOneOrTwoRanks) {
   ASSERT_FALSE(grids.empty()) << "no grid with 1 or 2 ranks along some dimension for " << n << " ranks";
   for (const auto& [ndim, procs] : grids) {
     DecompositionSpec spec = spec_of(ndim, false);
-    spec.global = {16, 16, ndim == 3 ? 16 : 1};
     spec.procs = procs;
+    // (at least 2 sites a rank, also for grids of 27 or 64 ranks in a line)
+    for (int d = 0; d < 3; ++d) spec.global[d] = d < ndim ? std::max(16L, 2L * procs[d]) : 1;
     for (const char* strategy : {"neighbor", "direct"}) {
       const long wrong = exchange_and_check<double>(strategy, spec, 19, 1, Layout::aos, {}, {});
       EXPECT_EQ(wrong, 0) << strategy << " on " << procs[0] << "x" << procs[1] << "x" << procs[2];

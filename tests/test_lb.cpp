@@ -648,6 +648,13 @@ TEST(LbBitIdentical, D3Q19EveryStrategyOverlapHaloThreads) {
   expect_identical_to_serial("D3Q19", {"aa", "pull"}, strategy_names(), 100);
 }
 
+// 27 and 64 ranks (3x3x3, 4x4x4: every rank's 26 neighbours distinct, some
+// subdomains 2 sites thick): the exchanges that differ in how they address
+// neighbours, each (kernel, strategy, overlap) once, against the serial run.
+TEST(LbBitIdentical, D3Q19DistinctNeighbours) {
+  expect_identical_to_serial("D3Q19", {"aa", "pull"}, {"staged", "direct", "persistent", "neighbor"}, 12);
+}
+
 // Populations in node memory: `shm` reads them straight from the neighbour
 // (`auto` may pick it too), for both kernels and every overlap.
 TEST(LbBitIdentical, D3Q19InNodeMemory) {

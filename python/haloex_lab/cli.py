@@ -13,6 +13,7 @@ from .compare import CompareError
 from .fields import FieldError
 from .network import NetworkError
 from .results import ResultsError
+from .simulate import SimulateError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -117,6 +118,23 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="borrow the off-node link of this description when RESULTS measured none (joins such nodes)",
     )
+    sim = sub.add_parser(
+        "simulate",
+        help="run haloex at many ranks on a simulated machine (SimGrid's SMPI)",
+        description="Run `haloex ARGS` (built for SMPI: make smpi) at RANKS simulated ranks on a "
+        "machine made from NETWORK, the description `haloex-lab project` reads: nodes of its "
+        "ranks_per_node ranks, its on-node and off-node latencies, stream bandwidths and node "
+        "injection. Computation takes no simulated time unless the program injects it (--work-us). "
+        "Records (-o) are marked simulated, with the platform and SimGrid's version. Example: "
+        "haloex-lab simulate networks/archer2-like.toml --ranks 512 -o sim.jsonl -- bench halo -L 32 --check",
+    )
+    sim.add_argument("network", type=Path, help="network description (TOML), e.g. networks/archer2-like.toml")
+    sim.add_argument("--ranks", type=int, required=True, help="simulated MPI ranks")
+    sim.add_argument("--ranks-per-node", type=int, help="ranks per node (default: the description's)")
+    sim.add_argument("--haloex", help="haloex built for SMPI (default: $HALOEX_SMPI or build-smpi/haloex)")
+    sim.add_argument("-o", "--out", type=Path, help="append the run's records to this JSON-lines file")
+    sim.add_argument("--keep", type=Path, help="keep the platform, host file and raw records in this folder")
+    sim.add_argument("--timeout", type=float, help="give up after this many seconds of wall time")
     shot = sub.add_parser(
         "screenshot",
         help="render an output's XDMF file in ParaView (a PNG)",
@@ -335,6 +353,11 @@ def main(argv=None) -> int:
         except ClusterError as e:
             print(f"haloex-lab: error: {e}", file=sys.stderr)
             return 2
+    # simulate: what follows "--" is haloex's command line, not ours.
+    program = []
+    if argv[:1] == ["simulate"] and "--" in argv:
+        cut = argv.index("--")
+        argv, program = argv[:cut], argv[cut + 1 :]
     args = _parser().parse_args(argv)
     try:
         if args.command == "run":
@@ -376,6 +399,15 @@ def main(argv=None) -> int:
             return 0
         if args.command in ("project", "network"):
             return _projection_commands(args)
+        if args.command == "simulate":
+            from .network import load_network
+            from .simulate import simulate
+
+            if not program:
+                raise SimulateError("give haloex's command after --, e.g. -- bench halo -L 16 --check")
+            return simulate(load_network(args.network), args.ranks, program, haloex=args.haloex,
+                            ranks_per_node=args.ranks_per_node, out=args.out, keep=args.keep,
+                            timeout_s=args.timeout)
         if args.command == "screenshot":
             from .screenshot import screenshot
 
@@ -389,7 +421,7 @@ def main(argv=None) -> int:
             print(table)
         print(f"report: {path}")
         return 0
-    except (CampaignError, ResultsError, CompareError, FieldError, NetworkError) as e:
+    except (CampaignError, ResultsError, CompareError, FieldError, NetworkError, SimulateError) as e:
         print(f"haloex-lab: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

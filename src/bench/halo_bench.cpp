@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "haloex/bench/busy_wait.hpp"
+#include "haloex/bench/halo_check.hpp"
 #include "haloex/bench/link_probe.hpp"
 #include "haloex/bench/memory_bound.hpp"
 #include "haloex/bench/record.hpp"
@@ -203,6 +204,27 @@ double timed(MPI_Comm comm, int calls, Body&& body) {
   return slowest / calls;
 }
 
+// --check on the field as the timed exchanges left it, then on each
+// strategy alone (a fresh encoding each): wrong elements summed over the
+// ranks, one per candidate and the after-timing count last.
+template <class T>
+std::vector<long> check_exchanges(const Decomposition& dec, Field<T>& f, std::vector<Candidate>& cands,
+                                  const HaloPromise& promise) {
+  const long after = count_wrong_halo(f, dec, promise, "after the timed exchanges");
+  std::vector<long> wrong;
+  for (Candidate& c : cands) {
+    encode_global_index(f, dec);
+    const FieldView v = f.view();
+    c.strategy->exchange({&v, 1});
+    wrong.push_back(count_wrong_halo(f, dec, promise, c.name));
+  }
+  wrong.push_back(after);
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(wrong.size()), MPI_LONG, MPI_SUM,
+                          dec.comm()),
+            "MPI_Allreduce");
+  return wrong;
+}
+
 }  // namespace
 
 std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOptions& opt, std::ostream& log) {
@@ -228,11 +250,11 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     FieldView view;
     if (opt.type == ElementType::f64) {
       fd = std::make_unique<Field<double>>(dec, opt.ncomp, opt.halo, opt.layout, opt.field_memory);
-      fill(*fd);
+      opt.check ? encode_global_index(*fd, dec) : fill(*fd);
       view = fd->view();
     } else {
       ff = std::make_unique<Field<float>>(dec, opt.ncomp, opt.halo, opt.layout, opt.field_memory);
-      fill(*ff);
+      opt.check ? encode_global_index(*ff, dec) : fill(*ff);
       view = ff->view();
     }
     Plan plan(dec, {FieldSpec{view.shape, travels, opt.field_memory}},
@@ -298,6 +320,13 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
       return rank_candidates(samples, ranked, names, opt.precision);
     };
     interleave(rep, cands, before_round, run, rule, rank_now);
+    std::vector<long> wrong;
+    if (opt.check) {
+      const HaloPromise promise{travels, plan_options_for(opt.plan, opt.pack_threads).regions};
+      wrong = fd ? check_exchanges(dec, *fd, cands, promise) : check_exchanges(dec, *ff, cands, promise);
+    }
+    double elements = static_cast<double>(view.shape.nsites) * opt.ncomp;
+    if (opt.check) MPI_Allreduce(MPI_IN_PLACE, &elements, 1, MPI_DOUBLE, MPI_SUM, dec.comm());
 
     double bytes = static_cast<double>(plan.halo_bytes()), bytes_sum = 0;
     MPI_Reduce(&bytes, &bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());
@@ -349,6 +378,11 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
         res.overlap_summary = summarize(cands[s].both);
         res.overlap_fraction =
             hidden_fraction(res.summary.median, summarize(work).median, res.overlap_summary.median);
+      }
+      if (opt.check) {
+        res.check_wrong = wrong[s];
+        res.check_after_timing_wrong = wrong.back();
+        res.check_elements = elements;
       }
       if (res.strategy == "staged") staged_median = res.summary.median;
       results.push_back(std::move(res));
@@ -458,6 +492,10 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
     j["updates_per_core_per_s"] = r.updates_per_core_per_s;
     j["ratio_to_staged"] = r.ratio_to_staged;
     j["work_s"] = opt.work_s;
+    if (r.check_wrong >= 0)
+      j["check"] = {{"wrong_elements", r.check_wrong},
+                    {"wrong_elements_after_timing", r.check_after_timing_wrong},
+                    {"elements_per_exchange", r.check_elements}};
     if (opt.work_s > 0) {
       put_samples(j, "overlap_time_per_call_s", r.overlap_time_per_call_s);
       put_samples(j, "work_time_per_call_s", r.work_time_per_call_s);

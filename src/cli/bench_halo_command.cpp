@@ -37,6 +37,7 @@ struct HaloBenchArgs {
   std::string strategies;
   std::string json;
   bool quiet = false;
+  bool check = false;
 };
 
 // Per-dimension lists may be given for 3 dimensions and used for 2.
@@ -79,7 +80,22 @@ HaloBenchOptions to_options(const HaloBenchArgs& a) {
   o.budget_s = a.budget_s;
   o.strategies = split_names(a.strategies);
   o.progress = !a.quiet;
+  o.check = a.check;
   return o;
+}
+
+// --check's verdict on rank 0: one line per strategy that filled a halo
+// wrongly, and exit code 1 (0 when all were right or nothing was checked).
+int check_failures(const std::vector<HaloBenchResult>& results) {
+  int status = 0;
+  for (const HaloBenchResult& r : results) {
+    if (r.check_wrong <= 0 && r.check_after_timing_wrong <= 0) continue;
+    std::cerr << "error: --check: " << r.strategy << " at L=" << r.size << " left " << r.check_wrong
+              << " wrong halo values (of " << static_cast<long>(r.check_elements) << "), "
+              << r.check_after_timing_wrong << " after the timed exchanges\n";
+    status = 1;
+  }
+  return status;
 }
 
 }  // namespace
@@ -137,6 +153,9 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
   cmd->add_option("--layout", a->layout, "Component layout")
       ->check(CLI::IsMember({"aos", "soa"}))
       ->capture_default_str();
+  cmd->add_flag("--check", a->check,
+                 "After timing, check every halo value of every strategy against its global-index\n"
+                 "encoding (the field holds it while it is timed); exit 1 if any is wrong");
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {
@@ -150,7 +169,7 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
                         " memory, per-call times of one exchange" +
                         (opt.global > 0 ? " (strong scaling)" : "") + "\n" + format_halo_table(opt, results),
                     records, a->json);
-      return 0;
+      return check_failures(results);
     };
   });
 }

@@ -33,6 +33,11 @@ std::unique_ptr<NodeMemory> NodeMemory::per_node(MPI_Comm comm, size_t bytes) {
 }
 
 NodeMemory::NodeMemory(Comm group, size_t bytes) : group_(std::move(group)), bytes_(bytes) {
+#ifdef HALOEX_SMPI
+  // SMPI 3.32 answers MPI_Win_shared_query with wrong addresses for most
+  // ranks of a node, and MPI_Win_get_attr(MPI_WIN_MODEL) with an error.
+  throw InputError("node memory (shared-memory windows) is not available in a build for SimGrid's SMPI");
+#endif
   rank_ = comm_rank(group_.get());
   Info info;
   // Each rank's part on its own pages, placed on its own NUMA node by the

@@ -233,6 +233,10 @@ class MpiioImpl final : public IoImpl {
 }  // namespace
 
 std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format, size_t count_limit, const IoHints& hints) {
+#ifdef HALOEX_SMPI
+  // SMPI 3.32 has no MPI_File_iwrite, which the asynchronous write needs.
+  throw InputError("MPI-IO output is not available in a build for SimGrid's SMPI; turn the output off");
+#endif
   return std::make_unique<MpiioImpl>(format, count_limit, hints);
 }
 

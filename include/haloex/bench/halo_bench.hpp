@@ -53,6 +53,11 @@ struct HaloBenchOptions {
   double budget_s = 60;                 ///< --budget: seconds per size for those rounds
   std::vector<std::string> strategies;  ///< empty: every strategy that can run here
   bool progress = true;                 ///< progress lines on stderr (rank 0)
+  /// --check: the field holds global-index values while it is timed; after
+  /// the rounds its halo is checked as the timed exchanges left it, then
+  /// each strategy exchanges a freshly encoded field once and is checked
+  /// (bench/halo_check.hpp).
+  bool check = false;
 };
 
 /// One strategy at one size: raw samples and what follows from them.
@@ -116,6 +121,13 @@ struct HaloBenchResult {
   /// (t_exchange + t_work - t_overlapped) / t_exchange from the medians: the
   /// share of the exchange hidden behind the work (OSU's overlap %, / 100).
   double overlap_fraction = 0;
+  /// --check: elements found wrong over all ranks after this strategy's
+  /// own exchange, and after the timed exchanges of all of them (-1: not
+  /// checked); the elements checked per exchange.
+  /// @{
+  long check_wrong = -1, check_after_timing_wrong = -1;
+  double check_elements = 0;
+  /// @}
 };
 
 /// The component predicate of a plan name: "full" and "faces" (all
