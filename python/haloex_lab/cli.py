@@ -99,6 +99,13 @@ def _parser() -> argparse.ArgumentParser:
         "--measured", type=Path, help="bench lb results of the same lattice to draw over the projection"
     )
     pr.add_argument(
+        "--simulated",
+        type=Path,
+        nargs="+",
+        help="instead: the model's halo time beside simulated bench halo records (haloex-lab simulate, "
+        "--plan reduced) of the same description",
+    )
+    pr.add_argument(
         "-o", "--out", type=Path, default=Path("projection"), help="folder (default: %(default)s)"
     )
     nw = sub.add_parser(
@@ -297,6 +304,30 @@ def _measured_modes(path: Path, lattice) -> dict:
     return out
 
 
+def _against_simulation(net, paths: list[Path], out: Path) -> int:
+    """project --simulated: the model's message time beside simulated bench
+    halo records of the same description; model-vs-simulation.md in out."""
+    from .results import load_results
+    from .simulate import against_text, model_against_simulation
+
+    rows, skipped = model_against_simulation(net, [r for p in paths for r in load_results(p)])
+    if not rows:
+        raise ResultsError(
+            "no simulated bench halo records of the reduced 3-D plan in " + ", ".join(map(str, paths))
+        )
+    text = (
+        f"Model (no copies) against the simulation on {net.name}; ratios further than 25% from 1 in bold.\n\n"
+        + against_text(rows)
+        + "".join(f"\n- left out: {s}" for s in sorted(set(skipped)))
+        + "\n"
+    )
+    print(text)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "model-vs-simulation.md").write_text(text)
+    print(f"wrote {out / 'model-vs-simulation.md'}")
+    return 0
+
+
 def _projection_commands(args) -> int:
     from .network import load_network, network_toml
 
@@ -328,6 +359,8 @@ def _projection_commands(args) -> int:
     )
 
     net = load_network(args.network)
+    if args.simulated:
+        return _against_simulation(net, args.simulated, args.out)
     try:
         lattice, ranks = parse_lattice(args.lattice), parse_ranks(args.ranks)
         points = project(net, lattice, ranks, args.velocity_set)
@@ -405,9 +438,16 @@ def main(argv=None) -> int:
 
             if not program:
                 raise SimulateError("give haloex's command after --, e.g. -- bench halo -L 16 --check")
-            return simulate(load_network(args.network), args.ranks, program, haloex=args.haloex,
-                            ranks_per_node=args.ranks_per_node, out=args.out, keep=args.keep,
-                            timeout_s=args.timeout)
+            return simulate(
+                load_network(args.network),
+                args.ranks,
+                program,
+                haloex=args.haloex,
+                ranks_per_node=args.ranks_per_node,
+                out=args.out,
+                keep=args.keep,
+                timeout_s=args.timeout,
+            )
         if args.command == "screenshot":
             from .screenshot import screenshot
 

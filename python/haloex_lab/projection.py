@@ -129,8 +129,10 @@ class _Layout:
         return same, on, ~same & ~on
 
 
-def _cost(lay: _Layout, msgs, net: Network, copy_rank: float, family: str) -> np.ndarray:
-    """Per rank seconds of the messages `msgs` sent all at once (one stage)."""
+def _cost(lay: _Layout, msgs, net: Network, copy_rank: float, family: str, copies: bool = True) -> np.ndarray:
+    """Per rank seconds of the messages `msgs` sent all at once (one stage);
+    without `copies`, of the messages alone (what a simulation with no
+    computation times)."""
     lat = np.zeros(len(lay.rank))
     remote = np.zeros(len(lay.rank))
     local = np.zeros(len(lay.rank))
@@ -151,18 +153,23 @@ def _cost(lay: _Layout, msgs, net: Network, copy_rank: float, family: str) -> np
     if net.off_node is not None and off_bytes.any():
         per_node = np.bincount(lay.node, weights=off_bytes)
         lat = np.maximum(lat, per_node[lay.node] / net.off_node.injection_Bps)
-    copies = (1 if family == "staged-types" else 2) * remote + local
-    return lat + copies / copy_rank
+    if not copies:
+        return lat
+    copied = (1 if family == "staged-types" else 2) * remote + local
+    return lat + copied / copy_rank
 
 
-def halo_time(net: Network, vs: np.ndarray, procs, local, family: str, lay: _Layout | None = None) -> float:
+def halo_time(
+    net: Network, vs: np.ndarray, procs, local, family: str, lay: _Layout | None = None, copies: bool = True
+) -> float:
     """Seconds of one exchange of `family` on the slowest rank (`lay`: the
-    ranks' places, when the caller has them already)."""
+    ranks' places, when the caller has them already; without `copies`, the
+    messages alone)."""
     lay = lay or _Layout(procs, net.ranks_per_node)
     per_node_ranks = min(int(np.prod(procs)), net.ranks_per_node)
     copy_rank = net.copy_bandwidth_Bps / per_node_ranks
     if family in ("direct", "shm"):
-        return float(_cost(lay, _messages(vs, local), net, copy_rank, family).max())
+        return float(_cost(lay, _messages(vs, local), net, copy_rank, family, copies).max())
     total, grown = 0.0, list(local)
     for d in range(3):
         comps = int((vs[:, d] == 1).sum())
@@ -172,7 +179,9 @@ def halo_time(net: Network, vs: np.ndarray, procs, local, family: str, lay: _Lay
             o = [0, 0, 0]
             o[d] = sign
             msgs.append((tuple(o), 8.0 * comps * sites))
-        total += float(_cost(lay, msgs, net, copy_rank, family).max())  # each stage waits for the slowest
+        total += float(
+            _cost(lay, msgs, net, copy_rank, family, copies).max()
+        )  # each stage waits for the slowest
         grown[d] += 2
     return total
 

@@ -13,8 +13,9 @@ The description becomes a SimGrid platform (docs/simulation.md):
   `injection_Bps` shared by all its ranks' messages (split duplex);
 - SMPI's bandwidth factor caps one stream at `bandwidth_Bps` (below the
   link's `injection_Bps`); its latency factor switches to
-  `large_latency_s` from `eager_bytes` up (the rendezvous); sends below
-  `eager_bytes` return at once (eager), larger ones wait for their receive.
+  `large_latency_s` from `eager_bytes` up (the rendezvous); every send
+  waits for its receive to be matched (SimGrid 3.32's detached sends do not
+  scale), so an eager send's early return is not simulated.
 - computation between MPI calls takes no simulated time; what a run must
   charge for it, haloex injects (`--work-us`, and the LB's modelled rate).
 
@@ -57,7 +58,8 @@ class Machine:
         nodes = math.ceil(ranks / per)
         if nodes > 1 and net.off_node is None:
             raise SimulateError(
-                f"{ranks} ranks at {per} per node need {nodes} nodes, and {net.name} describes no off-node link"
+                f"{ranks} ranks at {per} per node need {nodes} nodes, "
+                f"and {net.name} describes no off-node link"
             )
         return Machine(net, nodes, per)
 
@@ -75,7 +77,9 @@ class Machine:
         if off is None:
             link = 'bw="1e15Bps" lat="0s"'
         else:
-            link = f'bw="{off.injection_Bps:.6g}Bps" lat="{off.latency_s / 2:.6g}s" sharing_policy="SPLITDUPLEX"'
+            link = (
+                f'bw="{off.injection_Bps:.6g}Bps" lat="{off.latency_s / 2:.6g}s" sharing_policy="SPLITDUPLEX"'
+            )
         return (
             "<?xml version='1.0'?>\n"
             '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
@@ -98,9 +102,28 @@ class Machine:
         return [
             f"--cfg=smpi/bw-factor:0:{self.stream_factor():.6g}",
             f"--cfg=smpi/lat-factor:0:1;{eager}:{ratio:.6g}",
-            f"--cfg=smpi/send-is-detached-thresh:{eager}",
+            # Every send waits for its receive to be matched (as a
+            # rendezvous does): SimGrid 3.32 keeps detached (eager) sends in
+            # a list it searches linearly, which at 4096 ranks ran for
+            # minutes per exchange. The eager latency stays in lat-factor.
+            "--cfg=smpi/send-is-detached-thresh:0",
             "--cfg=network/weight-S:0",
+            # No reverse flow of acknowledgements beside each message (TCP's;
+            # HPC networks' RDMA has none): it also coupled every node's two
+            # link directions in the bandwidth solver (1024 ranks: 34 s -> 26 s).
+            "--cfg=network/crosstraffic:0",
+            # Collectives by algorithms of log(P) rounds that need no map of
+            # the nodes: SMPI's default allgather posts every pair's message
+            # at once (512 ranks: minutes in one MPI_Allgather), and its
+            # node-aware ones first gather every rank's host name in a ring
+            # (4096 ranks: 16.8 million messages per communicator).
+            *(f"--cfg=smpi/{op}:{algo}" for op, algo in LOG_COLLECTIVES),
             "--cfg=smpi/simulate-computation:no",
+            # All ranks share the program's globals: haloex keeps no mutable
+            # global state. SMPI's default gives each rank a private copy of
+            # the program (a dlopen each), which at 8192 ranks runs out of
+            # memory mappings (vm.max_map_count) before main.
+            "--cfg=smpi/privatization:no",
             "--cfg=smpi/host-speed:1Gf",
         ]
 
@@ -112,6 +135,18 @@ class Machine:
             "ranks_per_node": self.ranks_per_node,
             "stream_factor": self.stream_factor(),
         }
+
+
+LOG_COLLECTIVES = (
+    ("allreduce", "rdb"),
+    ("bcast", "binomial_tree"),
+    ("reduce", "binomial"),
+    ("barrier", "ompi_recursivedoubling"),
+    ("allgather", "bruck"),
+    ("allgatherv", "ompi_bruck"),
+    ("gather", "ompi_binomial"),
+    ("scatter", "ompi_binomial"),
+)
 
 
 def escape_comment(text: str) -> str:
@@ -132,17 +167,31 @@ def find_smpi_haloex(given: str | None) -> Path:
     """The haloex built for SMPI: --haloex, $HALOEX_SMPI or build-smpi/haloex."""
     path = Path(given or os.environ.get("HALOEX_SMPI", "build-smpi/haloex"))
     if not path.is_file():
-        raise SimulateError(f"{path}: no haloex built for SMPI here; build it with `make smpi` or pass --haloex")
+        raise SimulateError(
+            f"{path}: no haloex built for SMPI here; build it with `make smpi` or pass --haloex"
+        )
     return path
 
 
-def smpirun_command(machine: Machine, ranks: int, program: Path, args: list[str], workdir: Path,
-                    smpirun: str = "smpirun") -> list[str]:
+def smpirun_command(
+    machine: Machine, ranks: int, program: Path, args: list[str], workdir: Path, smpirun: str = "smpirun"
+) -> list[str]:
     platform, hosts = workdir / "platform.xml", workdir / "hostfile"
     platform.write_text(machine.platform_xml())
     hosts.write_text(machine.hostfile(ranks))
-    return [smpirun, "-np", str(ranks), "-platform", str(platform), "-hostfile", str(hosts),
-            *machine.smpi_config(), "--log=root.thres:warning", str(program.resolve()), *args]
+    return [
+        smpirun,
+        "-np",
+        str(ranks),
+        "-platform",
+        str(platform),
+        "-hostfile",
+        str(hosts),
+        *machine.smpi_config(),
+        "--log=root.thres:warning",
+        str(program.resolve()),
+        *args,
+    ]
 
 
 def tag_records(path: Path, machine: Machine, version: str, command: list[str]) -> int:
@@ -164,9 +213,17 @@ def tag_records(path: Path, machine: Machine, version: str, command: list[str]) 
     return len(out)
 
 
-def simulate(net: Network, ranks: int, args: list[str], *, haloex: str | None = None,
-             ranks_per_node: int | None = None, out: Path | None = None, keep: Path | None = None,
-             timeout_s: float | None = None) -> int:
+def simulate(
+    net: Network,
+    ranks: int,
+    args: list[str],
+    *,
+    haloex: str | None = None,
+    ranks_per_node: int | None = None,
+    out: Path | None = None,
+    keep: Path | None = None,
+    timeout_s: float | None = None,
+) -> int:
     """Run `haloex ARGS` at `ranks` simulated ranks; its records (-o, given
     here as `out`) are tagged as simulated. Returns the program's exit code."""
     if ranks < 1:
@@ -182,8 +239,11 @@ def simulate(net: Network, ranks: int, args: list[str], *, haloex: str | None = 
         raw = workdir / "records.jsonl"
         raw.unlink(missing_ok=True)
         cmd = smpirun_command(machine, ranks, program, [*args, *(["-o", str(raw)] if out else [])], workdir)
+        # One thread, unpinned: the simulator is one process, and haloex
+        # would pin its thread (all ranks) to rank 0's CPU.
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_PROC_BIND": "false"}
         try:
-            rc = subprocess.run(cmd, timeout=timeout_s).returncode
+            rc = subprocess.run(cmd, timeout=timeout_s, env=env).returncode
         except subprocess.TimeoutExpired:
             raise SimulateError(f"the simulation did not finish in {timeout_s:g} s") from None
         if out:
@@ -193,3 +253,81 @@ def simulate(net: Network, ranks: int, args: list[str], *, haloex: str | None = 
                 with open(out, "a") as f:
                     f.write(raw.read_text())
     return rc
+
+
+# ---- the model against the simulation --------------------------------------
+
+
+def family_of(strategy: str) -> str | None:
+    """The projection's family of a strategy (projection.FAMILIES)."""
+    from .projection import FAMILIES
+
+    for family, members in FAMILIES.items():
+        if strategy in [m.split(" ")[0] for m in members.split(", ")]:
+            return family
+    return None
+
+
+@dataclass(frozen=True)
+class Against:
+    strategy: str
+    ranks: int
+    nodes: int
+    local: tuple[int, int, int]
+    simulated_s: float
+    model_s: float
+
+    @property
+    def ratio(self) -> float:
+        return self.model_s / self.simulated_s
+
+
+def model_against_simulation(net: Network, records: list[dict]) -> tuple[list[Against], list[str]]:
+    """The projection's message time (no copies: the simulation computes
+    nothing) beside each simulated bench halo record of the reduced D3Q19
+    plan, on the grid and rank placement the record ran with; and why the
+    other records were left out."""
+    from .projection import _Layout, halo_time, velocities
+
+    rows, skipped = [], []
+    for r in records:
+        if r.get("benchmark") != "halo" or not r.get("simulated"):
+            continue
+        name = r["strategy"]
+        family = family_of(r.get("resolved_strategy", name))
+        if r.get("halo_plan") != "reduced" or r.get("ndim") != 3 or family is None:
+            skipped.append(
+                f"{name} at {r['ranks']} ranks: the model covers the reduced 3-D plans of its families"
+            )
+            continue
+        per_node = r["platform"]["ranks_per_node"]
+        procs = tuple(r["process_grid"])
+        local = tuple(r["local_extent"])
+        lay = _Layout(procs, per_node)
+        node_net = net if per_node == net.ranks_per_node else _with_ranks_per_node(net, per_node)
+        model = halo_time(node_net, velocities(r["velocity_set"]), procs, local, family, lay, copies=False)
+        rows.append(
+            Against(name, r["ranks"], r["platform"]["nodes"], local, r["median_time_per_call_s"], model)
+        )
+    return rows, skipped
+
+
+def _with_ranks_per_node(net: Network, per_node: int) -> Network:
+    import dataclasses
+
+    return dataclasses.replace(net, ranks_per_node=per_node)
+
+
+def against_text(rows: list[Against], limit: float = 0.25) -> str:
+    """A markdown table, marking every ratio further than `limit` from 1."""
+    lines = [
+        "| strategy | ranks | nodes | subdomain | simulated us | model us | model / simulated |",
+        "|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for a in sorted(rows, key=lambda a: (a.strategy, a.ranks)):
+        ratio = f"**{a.ratio:.2f}**" if abs(a.ratio - 1) > limit else f"{a.ratio:.2f}"
+        lines.append(
+            f"| {a.strategy} | {a.ranks} | {a.nodes} | {'x'.join(map(str, a.local))} | "
+            f"{a.simulated_s * 1e6:.2f} | {a.model_s * 1e6:.2f} | {ratio} |"
+        )
+    return "\n".join(lines)

@@ -42,7 +42,7 @@ def test_host_file_and_settings():
     assert m.hostfile(5).split() == ["node-0", "node-0", "node-1", "node-1", "node-2"]
     cfg = m.smpi_config()
     assert "--cfg=smpi/lat-factor:0:1;16384:2" in cfg  # rendezvous latency from eager_bytes up
-    assert "--cfg=smpi/send-is-detached-thresh:16384" in cfg
+    assert "--cfg=smpi/send-is-detached-thresh:0" in cfg
     assert "--cfg=smpi/simulate-computation:no" in cfg
     assert Machine.for_ranks(net(), 4, ranks_per_node=4).nodes == 1
 

@@ -62,13 +62,19 @@ nlohmann::json mpi_environment() {
 
 namespace {
 
-// Every rank's text, in rank order, on every rank.
-std::vector<std::string> all_gather_text(MPI_Comm comm, const std::string& mine) {
+// Every rank's text, in rank order, on rank 0 (empty elsewhere: only rank 0
+// writes records, and an allgather would hold size^2 x 256 bytes over the
+// ranks, which under SMPI all live in one process: 50 GB at 8192 ranks).
+std::vector<std::string> gather_text(MPI_Comm comm, const std::string& mine) {
   constexpr int width = 256;
   char buf[width] = {0};
   std::strncpy(buf, mine.c_str(), width - 1);
-  std::vector<char> all(static_cast<size_t>(comm_size(comm)) * width);
-  mpi_check(MPI_Allgather(buf, width, MPI_CHAR, all.data(), width, MPI_CHAR, comm), "MPI_Allgather");
+  const bool root = comm_rank(comm) == 0;
+  // (a receive buffer on every rank: SMPI refuses a null one even where the
+  // standard says it is not significant)
+  std::vector<char> all(root ? static_cast<size_t>(comm_size(comm)) * width : width);
+  mpi_check(MPI_Gather(buf, width, MPI_CHAR, all.data(), width, MPI_CHAR, 0, comm), "MPI_Gather");
+  if (!root) return {};
   std::vector<std::string> out;
   for (size_t r = 0; r < all.size() / width; ++r) out.emplace_back(&all[r * width]);
   return out;
@@ -88,13 +94,13 @@ std::string kernel_id() {
 nlohmann::json placement(MPI_Comm comm) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
-  const std::vector<std::string> hosts = all_gather_text(comm, host);
+  const std::vector<std::string> hosts = gather_text(comm, host);
   std::map<std::string, int> per_host;
   for (const std::string& h : hosts) ++per_host[h];
   return {{"hosts", hosts},
           {"ranks_per_host", per_host},
-          {"cpus", all_gather_text(comm, affinity_text())},
-          {"kernels", all_gather_text(comm, kernel_id())},
+          {"cpus", gather_text(comm, affinity_text())},
+          {"kernels", gather_text(comm, kernel_id())},
           {"launcher", launcher_name()},
           {"mpi_env", mpi_environment()}};
 }

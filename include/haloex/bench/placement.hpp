@@ -31,7 +31,8 @@ nlohmann::json mpi_environment();
 
 /// Collective over comm: {"hosts": host of each rank, "ranks_per_host":
 /// {host: ranks}, "cpus": each rank's affinity_text, "launcher",
-/// "mpi_env": mpi_environment() of rank 0}.
+/// "mpi_env": mpi_environment() of rank 0}. The lists are complete on rank
+/// 0 only (empty elsewhere).
 nlohmann::json placement(MPI_Comm comm);
 
 }  // namespace haloex
