@@ -154,8 +154,8 @@ void add_bench_halo(CLI::App& bench, Runner& run) {
       ->check(CLI::IsMember({"aos", "soa"}))
       ->capture_default_str();
   cmd->add_flag("--check", a->check,
-                 "After timing, check every halo value of every strategy against its global-index\n"
-                 "encoding (the field holds it while it is timed); exit 1 if any is wrong");
+                "After timing, check every halo value of every strategy against its global-index\n"
+                "encoding (the field holds it while it is timed); exit 1 if any is wrong");
   add_json_and_quiet(*cmd, a->json, a->quiet);
   cmd->callback([&run, a] {
     run = [a](const ThreadChoice&) {

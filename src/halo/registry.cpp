@@ -32,7 +32,8 @@ std::unique_ptr<Strategy> make_refused_by_smpi(const Plan&, std::string_view nam
   };
   for (const auto& [n, what] : lacks)
     if (n == name)
-      throw InputError(std::string(name) + " is not available in a build for SimGrid's SMPI: it needs " + what);
+      throw InputError(std::string(name) + " is not available in a build for SimGrid's SMPI: it needs " +
+                       what);
   throw InputError(std::string(name) + " is not available in a build for SimGrid's SMPI");
 }
 
@@ -45,14 +46,16 @@ const StrategyInfo registry[] = {
      "last "
      "dimension completes in end())",
      make_staged},
-    {"staged-types", "as staged, with MPI subarray datatypes instead of packing", unless_smpi(make_staged_types)},
+    {"staged-types", "as staged, with MPI subarray datatypes instead of packing",
+     unless_smpi(make_staged_types)},
     {"direct",
      "all 3^d-1 neighbours at once (Irecv, pack, Isend), one message per neighbour rank; end waits, "
      "then unpacks",
      make_direct},
     {"direct-waitany", "as direct, unpacking each message as it arrives (MPI_Waitany)", make_direct_waitany},
     {"persistent", "as direct, with persistent requests created once", make_persistent},
-    {"neighbor", "one MPI_Ineighbor_alltoallv on a distributed-graph communicator", unless_smpi(make_neighbor)},
+    {"neighbor", "one MPI_Ineighbor_alltoallv on a distributed-graph communicator",
+     unless_smpi(make_neighbor)},
     {"sendrecv", "staged, each dimension by two MPI_Sendrecv half-steps (+ then -)", make_sendrecv},
     {"irecv-send", "staged, receives pre-posted, blocking MPI_Send", make_irecv_send},
     {"isend-recv", "staged, MPI_Isend first, then blocking MPI_Recv", make_isend_recv},
