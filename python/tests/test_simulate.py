@@ -73,3 +73,41 @@ def test_command_line_errors(tmp_path, capsys, monkeypatch):
     assert "no such network file" in capsys.readouterr().err
     assert main(["simulate", str(desc), "--ranks", "4", "--", "info"]) == 2
     assert "missing" in capsys.readouterr().err
+
+
+def halo_record(strategy, plan="reduced", simulated=True):
+    return {
+        "benchmark": "halo",
+        "simulated": simulated,
+        "strategy": strategy,
+        "resolved_strategy": strategy,
+        "halo_plan": plan,
+        "velocity_set": "D3Q19",
+        "ndim": 3,
+        "ranks": 8,
+        "process_grid": [2, 2, 2],
+        "local_extent": [4, 4, 4],
+        "platform": {"nodes": 4, "ranks_per_node": 2},
+        "median_time_per_call_s": 1e-5,
+    }
+
+
+def test_model_beside_simulated_records():
+    from haloex_lab.projection import halo_time, velocities
+    from haloex_lab.simulate import family_of, model_against_simulation
+
+    assert family_of("sendrecv") == "staged" and family_of("persistent") == "direct"
+    assert family_of("shm") == "shm" and family_of("nonsense") is None
+    recs = [
+        halo_record("direct"),
+        halo_record("sendrecv"),
+        halo_record("direct", plan="full"),
+        halo_record("direct", simulated=False),
+    ]
+    rows, skipped = model_against_simulation(net(), recs)
+    assert [a.strategy for a in rows] == ["direct", "sendrecv"]
+    # The model's messages alone (no copies), on the record's grid and 2 ranks a node.
+    want = halo_time(net(), velocities("D3Q19"), (2, 2, 2), (4, 4, 4), "direct", copies=False)
+    assert rows[0].model_s == pytest.approx(want) and rows[0].ratio == pytest.approx(want / 1e-5)
+    assert halo_time(net(), velocities("D3Q19"), (2, 2, 2), (4, 4, 4), "direct") > want
+    assert len(skipped) == 1 and "reduced 3-D plans" in skipped[0]
