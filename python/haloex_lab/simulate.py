@@ -164,8 +164,14 @@ def simgrid_version(smpirun: str = "smpirun") -> str:
 
 
 def find_smpi_haloex(given: str | None) -> Path:
-    """The haloex built for SMPI: --haloex, $HALOEX_SMPI or build-smpi/haloex."""
-    path = Path(given or os.environ.get("HALOEX_SMPI", "build-smpi/haloex"))
+    """The haloex built for SMPI: --haloex, $HALOEX_SMPI, or build-smpi/haloex
+    here or in the source tree this package belongs to (make smpi's)."""
+    chosen = given or os.environ.get("HALOEX_SMPI")
+    if chosen:
+        path = Path(chosen)
+    else:
+        here, tree = Path("build-smpi/haloex"), Path(__file__).resolve().parents[2] / "build-smpi/haloex"
+        path = here if here.is_file() else tree
     if not path.is_file():
         raise SimulateError(
             f"{path}: no haloex built for SMPI here; build it with `make smpi` or pass --haloex"

@@ -90,8 +90,8 @@ int check_failures(const std::vector<HaloBenchResult>& results) {
   int status = 0;
   for (const HaloBenchResult& r : results) {
     if (r.check_wrong <= 0 && r.check_after_timing_wrong <= 0) continue;
-    std::cerr << "error: --check: " << r.strategy << " at L=" << r.size << " left " << r.check_wrong
-              << " wrong halo values (of " << static_cast<long>(r.check_elements) << "), "
+    std::cerr << "haloex: error: bench halo --check: " << r.strategy << " at L=" << r.size << " left "
+              << r.check_wrong << " wrong halo values (of " << static_cast<long>(r.check_elements) << "), "
               << r.check_after_timing_wrong << " after the timed exchanges\n";
     status = 1;
   }
