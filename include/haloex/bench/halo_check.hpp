@@ -14,8 +14,8 @@ namespace haloex {
 /// What the plan promises to fill: which components (empty: all) and which
 /// halo regions (faces only, or all).
 struct HaloPromise {
-  ComponentPredicate travels;
-  Regions regions = Regions::all;
+  ComponentPredicate travels;      ///< which components reach which halo region (empty: all)
+  Regions regions = Regions::all;  ///< faces only, or faces, edges and corners
 };
 
 /// Interior elements get their global-index values, halo elements their
