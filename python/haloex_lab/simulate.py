@@ -85,7 +85,9 @@ class Machine:
             '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
             '<platform version="4.1">\n'
             f"  <!-- {escape_comment(self.net.name)}: {self.nodes} nodes x {self.ranks_per_node} ranks -->\n"
-            f'  <cluster id="machine" prefix="node-" suffix="" radical="0-{self.nodes - 1}" speed="1Gf"\n'
+            # (a core per rank: injected work, smpi_execute, runs on the rank's own core)
+            f'  <cluster id="machine" prefix="node-" suffix="" radical="0-{self.nodes - 1}" speed="1Gf"'
+            f' core="{self.ranks_per_node}"\n'
             f'           {link} bb_bw="1e15Bps" bb_lat="0s" {loop}/>\n'
             "</platform>\n"
         )

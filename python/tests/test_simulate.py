@@ -24,7 +24,7 @@ def test_platform_from_a_description():
     assert (m.nodes, m.ranks_per_node) == (4096, 2)
     assert m.stream_factor() == pytest.approx(11 / 12.5)
     cluster = ET.fromstring(m.platform_xml()).find("cluster")
-    assert cluster.get("radical") == "0-4095"
+    assert cluster.get("radical") == "0-4095" and cluster.get("core") == "2"
     # Each node's link carries the injection, half the latency each way; the
     # loopback's bandwidth is scaled so that after the factor one on-node
     # stream runs at the described 10 GB/s.
