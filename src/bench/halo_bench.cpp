@@ -321,12 +321,12 @@ std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOption
     };
     interleave(rep, cands, before_round, run, rule, rank_now);
     std::vector<long> wrong;
+    double elements = static_cast<double>(view.shape.nsites) * opt.ncomp;
     if (opt.check) {
       const HaloPromise promise{travels, plan_options_for(opt.plan, opt.pack_threads).regions};
       wrong = fd ? check_exchanges(dec, *fd, cands, promise) : check_exchanges(dec, *ff, cands, promise);
+      MPI_Allreduce(MPI_IN_PLACE, &elements, 1, MPI_DOUBLE, MPI_SUM, dec.comm());
     }
-    double elements = static_cast<double>(view.shape.nsites) * opt.ncomp;
-    if (opt.check) MPI_Allreduce(MPI_IN_PLACE, &elements, 1, MPI_DOUBLE, MPI_SUM, dec.comm());
 
     double bytes = static_cast<double>(plan.halo_bytes()), bytes_sum = 0;
     MPI_Reduce(&bytes, &bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());
