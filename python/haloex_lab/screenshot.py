@@ -38,7 +38,11 @@ def _display():
         raise FieldError(f"there is no display (DISPLAY is unset) and no Xvfb to make one ({_INSTALL})")
     read, write = os.pipe()
     # A 24-bit screen: Xvfb's default is 8-bit, where OpenGL may find no visual.
-    cmd = [xvfb, "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"]
+    # -noreset: an X server resets when its last client leaves, and ParaView
+    # connects twice (an OpenGL probe, then the window); on a busy machine the
+    # second connection came during the reset, was refused, and ParaView
+    # aborted ("bad X server connection").
+    cmd = [xvfb, "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset"]
     server = subprocess.Popen(cmd, pass_fds=(write,), stderr=subprocess.DEVNULL)
     os.close(write)
     try:
