@@ -101,7 +101,7 @@ coverage: deps-tools
 .PHONY: smpi simulate
 smpi: deps
 	bash scripts/build-smpi.sh build-smpi Release
-simulate: smpi
+simulate: smpi build
 	bash scripts/simulate.sh build-smpi/haloex results/simulated
 
 # ---- peers (make peers) ----

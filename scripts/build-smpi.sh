@@ -16,8 +16,9 @@ flags=()
 [[ $type == Debug ]] && flags+=(-DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_C_FLAGS_DEBUG=-O0)
 # No tests, HDF5, Fortran or -march=native: only the program runs under
 # SMPI, and the MPI those would find is the system's, not SimGrid's.
+mkdir -p "$dir"
 cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DCMAKE_C_COMPILER=smpicc \
   -DCMAKE_CXX_COMPILER=smpicxx -DCMAKE_Fortran_COMPILER=NOTFOUND -DHALOEX_SMPI=ON -DHALOEX_HDF5=OFF \
-  -DHALOEX_TESTS=OFF -DHALOEX_NATIVE=OFF "${flags[@]}" >"$dir.configure.log" 2>&1 ||
-  { cat "$dir.configure.log" >&2; exit 1; }
+  -DHALOEX_TESTS=OFF -DHALOEX_NATIVE=OFF "${flags[@]}" >"$dir/configure.log" 2>&1 ||
+  { cat "$dir/configure.log" >&2; exit 1; }
 cmake --build "$dir" --target haloex_cli

@@ -8,6 +8,11 @@
 #  2. overlap at the strong-scaling limit of the 2023 paper's sizes (64^3 a
 #     rank, 2 ranks a node): the exchange around the interior's update, its
 #     time injected from the description's LB rate (lb_mlups / 2 per rank).
+#  3. the stencil and the LB at 512 simulated ranks, bit-identical to their
+#     serial runs.
+#  4. the LB's scaling figure (scripts/simulate_lb_scaling.py): a bench lb
+#     on this machine (2 ranks, MPIRUN_FLAGS for mpirun) for the kernels'
+#     roofline fraction, then 13 simulated points up to 8192 ranks.
 set -euo pipefail
 (($# == 2)) || { echo "usage: simulate.sh HALOEX_SMPI OUT" >&2; exit 2; }
 haloex=$1 out=$2
@@ -44,3 +49,19 @@ for line in open(sys.argv[1]):
     without, with_ = ex + work + boundary, both + boundary
     print(f"| {r['strategy']} | {ex*1e6:.1f} | {work*1e6:.1f} | {without*1e6:.1f} | {with_*1e6:.1f} | {with_/without:.3f} |")
 PY
+
+# 3. The applications at 512 simulated ranks (8x8x8; the stencil 32x16):
+#    the stencil and the LB bit-identical to their serial runs.
+start=$SECONDS
+bash "$root/tests/smpi/simulated_apps.sh" "$root/.venv/bin/python" "$haloex" "$root/examples/cylinder.toml" \
+  "$out/apps" 512:direct,staged,persistent
+echo "simulate.sh: the stencil and the LB at 512 ranks: $((SECONDS - start)) s"
+
+# 4. The 2023 paper's scaling figure in kind: 128^3 on 1 node to 2048^3 on
+#    4096 nodes (2 ranks each), the update injected at this machine's
+#    measured fraction of the memory roofline on the description's node.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OMP_NUM_THREADS=1 mpirun ${MPIRUN_FLAGS:---bind-to core} -n 2 "$root/build/haloex" bench lb -L 128 \
+  --velocity-set D3Q19 -q -o "$out/lb-rate.jsonl" >/dev/null
+"$root/.venv/bin/python" "$root/scripts/simulate_lb_scaling.py" "$haloex" "$net" "$out/lb-rate.jsonl" "$out" \
+  ${SIMULATE_POINTS:+--points "$SIMULATE_POINTS"}

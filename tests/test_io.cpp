@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +18,7 @@
 
 #include <unistd.h>
 
+#include "haloex/field/field_checksum.hpp"
 #include "haloex/io/field_io.hpp"
 #include "haloex/io/lb_io.hpp"
 #include "haloex/io/xdmf.hpp"
@@ -552,3 +555,31 @@ TEST(IoHints, ParsedPassedAndRecorded) {
   }
   EXPECT_TRUE(everyone(same));
 }
+
+namespace {
+
+// field_checksum on any decomposition is the sum, computed here over the
+// whole lattice without one, of each element's hash of its global index and
+// bits; and one value changed by one ulp on one rank changes it.
+TEST(FieldChecksum, EqualsTheWholeLatticeSumOnAnyDecomposition) {
+  const Decomposition dec = lattice();
+  const int nc = 3;
+  Field<double> f(dec, nc, 1);
+  for (long i = 0; i < f.local_size(0); ++i)
+    for (long j = 0; j < f.local_size(1); ++j)
+      for (long k = 0; k < f.local_size(2); ++k)
+        for (int c = 0; c < nc; ++c)
+          f(i, j, k, c) =
+              encode(global_index(dec.offset(0) + i, dec.offset(1) + j, dec.offset(2) + k), c, nc);
+  uint64_t want = 0;
+  for (long g = 0; g < global_size[0] * global_size[1] * global_size[2]; ++g)
+    for (int c = 0; c < nc; ++c) {
+      const double v = encode(g, c, nc);
+      want += splitmix64(static_cast<uint64_t>(g * nc + c) ^ splitmix64(std::bit_cast<uint64_t>(v)));
+    }
+  EXPECT_EQ(field_checksum(dec, f.view()), want);
+  if (dec.rank() == dec.size() - 1) f(0, 0, 0, 1) = std::nextafter(f(0, 0, 0, 1), 1e300);
+  EXPECT_NE(field_checksum(dec, f.view()), want);
+}
+
+}  // namespace

@@ -142,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("-o", "--out", type=Path, help="append the run's records to this JSON-lines file")
     sim.add_argument("--keep", type=Path, help="keep the platform, host file and raw records in this folder")
     sim.add_argument("--timeout", type=float, help="give up after this many seconds of wall time")
+    _calibrate_arguments(sim)
     shot = sub.add_parser(
         "screenshot",
         help="render an output's XDMF file in ParaView (a PNG)",
@@ -378,6 +379,22 @@ def _projection_commands(args) -> int:
     return 0
 
 
+def _calibrate_arguments(sim: argparse.ArgumentParser) -> None:
+    """simulate's --calibrate and --calibrate-on (calibrate.py)."""
+    sim.add_argument(
+        "--calibrate",
+        type=Path,
+        metavar="PINGPONG",
+        help="take SMPI's latency and bandwidth factors from a piecewise fit of these bench pingpong "
+        "records (JSON lines) instead of the description",
+    )
+    sim.add_argument(
+        "--calibrate-on",
+        choices=("node", "off-node"),
+        help="the path the records measured (default: their placement's: one host or two)",
+    )
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if len(argv) >= 2 and argv[0] == "cluster" and argv[1] in ("up", "status", "down", "mpirun", "run"):
@@ -447,6 +464,8 @@ def main(argv=None) -> int:
                 out=args.out,
                 keep=args.keep,
                 timeout_s=args.timeout,
+                calibrate=args.calibrate,
+                calibrate_on=args.calibrate_on,
             )
         if args.command == "screenshot":
             from .screenshot import screenshot

@@ -21,7 +21,8 @@ The description becomes a SimGrid platform (docs/simulation.md):
 
 These are the latency and bandwidth factors of SimGrid's calibration
 method, taken from the description, which `haloex-lab network` fits to
-`bench pingpong`; SimGrid's own fitting of a piecewise model is not used.
+`bench pingpong`. With `--calibrate PINGPONG.jsonl` they come instead from
+a piecewise fit of the ping-pong itself (calibrate.py).
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .calibrate import CalibrateError, Calibration, calibrate, calibration_text, load_pingpong, measured_path
 from .network import Network
 
 
@@ -68,18 +71,38 @@ class Machine:
         off = self.net.off_node
         return min(1.0, off.bandwidth_Bps / off.injection_Bps) if off else 1.0
 
+    def loopback(self) -> tuple[float, float]:
+        """A host's loopback, (latency s, bandwidth B/s), as the platform
+        states them. Its bandwidth is scaled up by 1/f so that, after SMPI's
+        factor f, one on-node stream runs at on_node.bandwidth_Bps."""
+        on = self.net.on_node
+        return _g6(on.latency_s), _g6(on.bandwidth_Bps / self.stream_factor())
+
+    def node_link(self) -> tuple[float, float] | None:
+        """Each direction of a node's link, (latency s, bandwidth B/s), as the
+        platform states them: half the off-node latency, the injection."""
+        off = self.net.off_node
+        return (_g6(off.latency_s / 2), _g6(off.injection_Bps)) if off else None
+
+    def route(self, path: str) -> tuple[float, float]:
+        """Latency and bandwidth of the route between two ranks, SMPI's
+        factors left out: on one node ("node") the loopback; between nodes
+        ("off-node") up the sender's link and down the receiver's (the
+        backbone adds no latency and never limits)."""
+        if path == "node":
+            return self.loopback()
+        link = self.node_link()
+        if link is None:
+            raise SimulateError(f"{self.net.name} describes no off-node link to calibrate")
+        return 2 * link[0], link[1]
+
     def platform_xml(self) -> str:
-        on, off = self.net.on_node, self.net.off_node
-        f = self.stream_factor()
-        # The loopback's bandwidth is scaled up by 1/f so that, after SMPI's
-        # factor, one on-node stream runs at on_node.bandwidth_Bps.
-        loop = f'loopback_bw="{on.bandwidth_Bps / f:.6g}Bps" loopback_lat="{on.latency_s:.6g}s"'
-        if off is None:
+        lat, bw = self.loopback()
+        loop = f'loopback_bw="{bw:.6g}Bps" loopback_lat="{lat:.6g}s"'
+        if (node := self.node_link()) is None:
             link = 'bw="1e15Bps" lat="0s"'
         else:
-            link = (
-                f'bw="{off.injection_Bps:.6g}Bps" lat="{off.latency_s / 2:.6g}s" sharing_policy="SPLITDUPLEX"'
-            )
+            link = f'bw="{node[1]:.6g}Bps" lat="{node[0]:.6g}s" sharing_policy="SPLITDUPLEX"'
         return (
             "<?xml version='1.0'?>\n"
             '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
@@ -95,15 +118,19 @@ class Machine:
     def hostfile(self, ranks: int) -> str:
         return "".join(f"node-{r // self.ranks_per_node}\n" for r in range(ranks))
 
-    def smpi_config(self) -> list[str]:
-        """SMPI settings that make the description's link: factors, the eager
-        limit, plain max-min sharing, and no simulated computation."""
+    def factors(self) -> tuple[str, str]:
+        """SMPI's bandwidth and latency factors from the description."""
         link = self.net.off_node or self.net.on_node
         ratio = link.large_latency_s / link.latency_s
-        eager = int(link.eager_bytes)
+        return f"0:{self.stream_factor():.6g}", f"0:1;{int(link.eager_bytes)}:{ratio:.6g}"
+
+    def smpi_config(self, calibration: Calibration | None = None) -> list[str]:
+        """SMPI settings that make the description's link: factors (or those
+        of a calibration), plain max-min sharing, no simulated computation."""
+        bw, lat = calibration.smpi_factors() if calibration else self.factors()
         return [
-            f"--cfg=smpi/bw-factor:0:{self.stream_factor():.6g}",
-            f"--cfg=smpi/lat-factor:0:1;{eager}:{ratio:.6g}",
+            f"--cfg=smpi/bw-factor:{bw}",
+            f"--cfg=smpi/lat-factor:{lat}",
             # Every send waits for its receive to be matched (as a
             # rendezvous does): SimGrid 3.32 keeps detached (eager) sends in
             # a list it searches linearly, which at 4096 ranks ran for
@@ -151,6 +178,23 @@ LOG_COLLECTIVES = (
 )
 
 
+def _g6(x: float) -> float:
+    """x as the platform file states it (6 significant digits)."""
+    return float(f"{x:.6g}")
+
+
+def machine_calibration(machine: Machine, pingpong: Path, on: str | None = None) -> Calibration:
+    """SMPI's factors fitted to PINGPONG's records, against the route the
+    platform puts between its two ranks (their placement's, or `on`)."""
+    try:
+        path, records = measured_path(load_pingpong(pingpong), on, str(pingpong))
+        lat, bw = machine.route(path)
+        link = machine.net.on_node if path == "node" else machine.net.off_node
+        return calibrate(records, lat, bw, link.eager_bytes, source=str(pingpong), path=path)
+    except CalibrateError as e:
+        raise SimulateError(str(e)) from None
+
+
 def escape_comment(text: str) -> str:
     return text.replace("--", "- -")
 
@@ -182,7 +226,13 @@ def find_smpi_haloex(given: str | None) -> Path:
 
 
 def smpirun_command(
-    machine: Machine, ranks: int, program: Path, args: list[str], workdir: Path, smpirun: str = "smpirun"
+    machine: Machine,
+    ranks: int,
+    program: Path,
+    args: list[str],
+    workdir: Path,
+    smpirun: str = "smpirun",
+    calibration: Calibration | None = None,
 ) -> list[str]:
     platform, hosts = workdir / "platform.xml", workdir / "hostfile"
     platform.write_text(machine.platform_xml())
@@ -195,15 +245,18 @@ def smpirun_command(
         str(platform),
         "-hostfile",
         str(hosts),
-        *machine.smpi_config(),
+        *machine.smpi_config(calibration),
         "--log=root.thres:warning",
         str(program.resolve()),
         *args,
     ]
 
 
-def tag_records(path: Path, machine: Machine, version: str, command: list[str]) -> int:
-    """Mark every record of `path` as simulated (atomically); how many."""
+def tag_records(
+    path: Path, machine: Machine, version: str, command: list[str], calibration: Calibration | None = None
+) -> int:
+    """Mark every record of `path` as simulated (atomically), with the
+    calibration its factors came from if any; how many."""
     if not path.is_file():
         return 0
     out = []
@@ -214,6 +267,8 @@ def tag_records(path: Path, machine: Machine, version: str, command: list[str]) 
         rec["simulated"] = True
         rec["simulator"] = {"name": "SimGrid SMPI", "version": version, "command": command}
         rec["platform"] = machine.described()
+        if calibration:
+            rec["calibration"] = calibration.described()
         out.append(json.dumps(rec, sort_keys=True))
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("\n".join(out) + ("\n" if out else ""))
@@ -231,11 +286,21 @@ def simulate(
     out: Path | None = None,
     keep: Path | None = None,
     timeout_s: float | None = None,
+    calibrate: Path | None = None,
+    calibrate_on: str | None = None,
 ) -> int:
     """Run `haloex ARGS` at `ranks` simulated ranks; its records (-o, given
-    here as `out`) are tagged as simulated. Returns the program's exit code."""
+    here as `out`) are tagged as simulated. With `calibrate`, SMPI's factors
+    come from that ping-pong (machine_calibration). Returns the program's
+    exit code."""
     if ranks < 1:
         raise SimulateError(f"--ranks must be at least 1, got {ranks}")
+    calibration = None
+    if calibrate:
+        machine = Machine.for_ranks(net, ranks, ranks_per_node)
+        calibration = machine_calibration(machine, calibrate, calibrate_on)
+        both = machine.nodes > 1 and machine.ranks_per_node > 1  # messages on both paths
+        print(calibration_text(calibration, both), file=sys.stderr)
     if shutil.which("smpirun") is None:
         raise SimulateError("smpirun not found: install SimGrid (Debian: apt-get install libsimgrid-dev)")
     program = find_smpi_haloex(haloex)
@@ -246,7 +311,8 @@ def simulate(
         workdir.mkdir(parents=True, exist_ok=True)
         raw = workdir / "records.jsonl"
         raw.unlink(missing_ok=True)
-        cmd = smpirun_command(machine, ranks, program, [*args, *(["-o", str(raw)] if out else [])], workdir)
+        program_args = [*args, *(["-o", str(raw)] if out else [])]
+        cmd = smpirun_command(machine, ranks, program, program_args, workdir, calibration=calibration)
         # One thread, unpinned: the simulator is one process, and haloex
         # would pin its thread (all ranks) to rank 0's CPU.
         env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_PROC_BIND": "false"}
@@ -255,7 +321,7 @@ def simulate(
         except subprocess.TimeoutExpired:
             raise SimulateError(f"the simulation did not finish in {timeout_s:g} s") from None
         if out:
-            tag_records(raw, machine, version, cmd)
+            tag_records(raw, machine, version, cmd, calibration)
             if raw.is_file():
                 out.parent.mkdir(parents=True, exist_ok=True)
                 with open(out, "a") as f:

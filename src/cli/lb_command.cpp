@@ -16,6 +16,7 @@
 #include "haloex/bench/record.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/io/lb_io.hpp"
+#include "haloex/io/metadata.hpp"
 #include "haloex/lb/solver.hpp"
 
 namespace haloex::cli {
@@ -200,6 +201,7 @@ void write_results(lb::Solver& solver, const lb::LbConfig& cfg, const Outcome& o
   const long steps = cfg.steps - o.start.step;
   const auto rows = solver.timers().reduce(dec.comm());
   const lb::Totals after = solver.totals();
+  const uint64_t state = solver.state_checksum();
   const double mlups =
       static_cast<double>(solver.fluid_sites()) * static_cast<double>(steps) / o.elapsed_s / 1e6;
   const lb::MonitorStats& m = solver.monitor().last();
@@ -210,6 +212,9 @@ void write_results(lb::Solver& solver, const lb::LbConfig& cfg, const Outcome& o
   std::printf("# mass %.17g (initial %.17g, relative change %.3g)\n", after.mass, o.before.mass,
               (after.mass - o.before.mass) / o.before.mass);
   std::printf("# momentum %s\n", triple(after.momentum, nd).c_str());
+  // Equal for every decomposition, strategy and thread count exactly when the
+  // states are bit-identical: a run checks itself against a serial one.
+  std::printf("# state checksum %s (every population and its site)\n", checksum_text(state).c_str());
   if (solver.monitor().reductions() > 0)
     std::printf("# monitor (step %lld): density [%.9g, %.9g], max |u| %.6g (Mach %.4g), %ld reductions\n",
                 m.step, m.rho_min, m.rho_max, std::sqrt(m.u2_max), std::sqrt(m.u2_max / lb::cs2),
@@ -236,6 +241,7 @@ void write_results(lb::Solver& solver, const lb::LbConfig& cfg, const Outcome& o
   j["mass_initial"] = o.before.mass;
   j["mass_final"] = after.mass;
   j["momentum_final"] = after.momentum;
+  j["state_checksum"] = checksum_text(state);
   j["monitor"] = {{"step", m.step},
                   {"rho_min", m.rho_min},
                   {"rho_max", m.rho_max},

@@ -23,10 +23,18 @@ struct Info {
 FieldMemory parse_field_memory(const std::string& s) {
   if (s == "heap") return FieldMemory::heap;
   if (s == "node") return FieldMemory::node;
-  throw InputError("field memory '" + s + "' is not one of: heap, node");
+  if (s == "folded") return FieldMemory::folded;
+  throw InputError("field memory '" + s + "' is not one of: heap, node, folded");
 }
 
-std::string to_string(FieldMemory m) { return m == FieldMemory::heap ? "heap" : "node"; }
+std::string to_string(FieldMemory m) {
+  switch (m) {
+    case FieldMemory::heap: return "heap";
+    case FieldMemory::node: return "node";
+    case FieldMemory::folded: return "folded";
+  }
+  return "?";
+}
 
 std::unique_ptr<NodeMemory> NodeMemory::per_node(MPI_Comm comm, size_t bytes) {
   return std::make_unique<NodeMemory>(node_comm(comm), bytes);

@@ -88,9 +88,13 @@ void copy_from(std::span<const FieldCopy> copies, std::span<const std::byte* con
   for (const FieldCopy& c : copies) c.kernel.run(from[c.field], fields[c.field].data);
 }
 
-Buffer::Buffer(size_t bytes) : size_(bytes) {
+Buffer::Buffer(size_t bytes, bool folded) : size_(bytes) {
   // Never null, even when empty: some MPI libraries refuse a null buffer.
   const size_t rounded = whole_pages(bytes);
+  if (folded) {
+    folded_ = std::make_unique<FoldedMemory>(rounded);
+    return;
+  }
   void* p = std::aligned_alloc(page_size(), rounded);
   if (!p) throw Error("cannot allocate a halo buffer of " + std::to_string(rounded) + " bytes");
   data_.reset(static_cast<std::byte*>(p));
@@ -98,8 +102,8 @@ Buffer::Buffer(size_t bytes) : size_(bytes) {
 
 StageBuffers::StageBuffers(const Stage& stage) {
   for (const Link& l : stage.links) {
-    send.emplace_back(l.self ? 0 : l.send.bytes);
-    recv.emplace_back(l.self ? 0 : l.recv.bytes);
+    send.emplace_back(l.self ? 0 : l.send.bytes, stage.folded_buffers);
+    recv.emplace_back(l.self ? 0 : l.recv.bytes, stage.folded_buffers);
   }
 }
 

@@ -121,6 +121,8 @@ std::vector<int> Plan::selected(int field, const Offset& o) const {
 }
 
 void Plan::finish(Stage& stage) const {
+  stage.folded_buffers = std::any_of(fields_.begin(), fields_.end(),
+                                     [](const FieldSpec& f) { return f.memory == FieldMemory::folded; });
   // Lay out each message, drop links with nothing to do, pair self links.
   for (Link& l : stage.links) {
     for (Message* m : {&l.send, &l.recv}) {
@@ -389,7 +391,9 @@ void Plan::check(std::span<const FieldView> views) const {
                   std::to_string(i) + " (type, components, halo, layout or extents differ)");
     if (!views[i].data) throw Error("field " + std::to_string(i) + " given to the exchange has no data");
     const FieldMemory memory = views[i].node ? FieldMemory::node : FieldMemory::heap;
-    if (memory != fields_[i].memory)
+    const FieldMemory planned =
+        fields_[i].memory == FieldMemory::folded ? FieldMemory::heap : fields_[i].memory;
+    if (memory != planned)
       throw Error("field " + std::to_string(i) + " given to the exchange lives in " + to_string(memory) +
                   " memory but its plan's field is in " + to_string(fields_[i].memory) + " memory");
     const size_t bytes = static_cast<size_t>(views[i].shape.elements()) * element_size(views[i].shape.type);

@@ -62,7 +62,7 @@ struct PeerMessages {
       b.bytes = bytes - b.offset;
     }
     if (!own_buffer) return;
-    buffer = Buffer(bytes);
+    buffer = Buffer(bytes, stage.folded_buffers);
     jobs = jobs_at(buffer.data());
     for (PeerBlock& b : blocks) b.jobs = block_jobs_at(b, buffer.data());
   }

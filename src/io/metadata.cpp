@@ -51,13 +51,6 @@ std::string native_endianness() { return std::endian::native == std::endian::lit
 
 namespace {
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 [[noreturn]] void bad(const std::string& source, const std::string& what) {
   throw InputError(source + ": " + what);
 }
@@ -98,12 +91,6 @@ std::array<T, 3> triple(const nlohmann::json& j, const char* key, const std::str
 }
 
 }  // namespace
-
-uint64_t element_checksum(uint64_t index, const std::byte* value, size_t bytes) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, value, bytes);
-  return splitmix64(index ^ splitmix64(bits));
-}
 
 std::string checksum_text(uint64_t c) {
   char s[24];

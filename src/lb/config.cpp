@@ -185,6 +185,11 @@ void check_memory_and_files(const LbConfig& c) {
   // In node memory `shm` reads a neighbour's populations while they are in
   // place; during an overlapped AA step the kernel rewrites populations of
   // the boundary layer that a full halo sends (never ones a reduced halo does).
+  if (c.field_memory == FieldMemory::folded)
+    bad(s,
+        "run.field_memory = \"folded\" puts every rank's populations in one block of memory, where the "
+        "solver would compute nonsense (it is for bench halo's timing on a simulated machine); use heap or "
+        "node");
   if (c.field_memory == FieldMemory::node && c.kernel == Kernel::aa && c.halo == HaloMode::full &&
       c.overlap != Overlap::none)
     bad(s, "run.field_memory = \"node\" with the aa kernel, halo = \"full\" and overlap = \"" +

@@ -7,6 +7,7 @@
 #include "haloex/core/exact_sum.hpp"
 #include "haloex/core/large_count.hpp"
 #include "haloex/core/mpi.hpp"
+#include "haloex/field/field_checksum.hpp"
 
 namespace haloex::lb::detail {
 
@@ -51,6 +52,14 @@ std::vector<double> collect(const Decomposition& dec, const std::vector<double>&
 }
 
 }  // namespace
+
+uint64_t checksum_of(const Decomposition& dec, const std::vector<double>& local, int q) {
+  // Interior sites x slowest, q populations each.
+  const long ny = dec.local_size(1), nz = dec.local_size(2);
+  return lattice_checksum(dec, q, sizeof(double), [&](long i, long j, long k, int c) {
+    return reinterpret_cast<const std::byte*>(&local[static_cast<size_t>(((i * ny + j) * nz + k) * q + c)]);
+  });
+}
 
 std::vector<double> gather_populations(const Decomposition& dec, const std::vector<double>& local, int q,
                                        int root) {

@@ -14,6 +14,10 @@ namespace haloex::lb::detail {
 std::vector<double> gather_populations(const Decomposition& dec, const std::vector<double>& local, int q,
                                        int root);
 
+/// The checksum (core/checksum.hpp) of the populations `local` (as
+/// gather_populations takes them) of every rank, at every rank. Collective.
+uint64_t checksum_of(const Decomposition& dec, const std::vector<double>& local, int q);
+
 /// Mass and momentum of the populations `f` (q per site) of every rank,
 /// summed exactly (independent of the decomposition). Collective.
 Totals totals_of(const std::vector<double>& f, const VelocitySet& vs, MPI_Comm comm);

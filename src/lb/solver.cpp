@@ -355,6 +355,10 @@ std::vector<double> Solver::global_populations(int root) {
 
 Totals Solver::totals() { return detail::totals_of(impl_->populations(), impl_->vs, impl_->dec.comm()); }
 
+uint64_t Solver::state_checksum() {
+  return detail::checksum_of(impl_->dec, impl_->populations(), impl_->vs.q);
+}
+
 const Timers& Solver::timers() {
   Impl& m = *impl_;
   HaloTimes h = m.halo.fwd->times();

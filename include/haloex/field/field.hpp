@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "haloex/field/folded_memory.hpp"
 #include "haloex/field/node_memory.hpp"
 #include "haloex/grid/decomposition.hpp"
 
@@ -151,9 +152,12 @@ class Field {
     if (memory == FieldMemory::heap) {
       heap_ = allocate_aligned<T>(n);
       data_ = heap_.get();
-    } else {
+    } else if (memory == FieldMemory::node) {
       node_ = NodeMemory::per_node(dec.comm(), n * sizeof(T));
       data_ = reinterpret_cast<T*>(node_->data());
+    } else {
+      folded_ = std::make_unique<FoldedMemory>(n * sizeof(T));
+      data_ = reinterpret_cast<T*>(folded_->data());
     }
   }
 
@@ -162,12 +166,14 @@ class Field {
       : shape_(o.shape_),
         heap_(std::move(o.heap_)),
         node_(std::move(o.node_)),
+        folded_(std::move(o.folded_)),
         data_(std::exchange(o.data_, nullptr)) {}
   /// Release this field's storage and take over that of `o`.
   Field& operator=(Field&& o) noexcept {
     shape_ = o.shape_;
     heap_ = std::move(o.heap_);
     node_ = std::move(o.node_);
+    folded_ = std::move(o.folded_);
     data_ = std::exchange(o.data_, nullptr);
     return *this;
   }
@@ -188,8 +194,10 @@ class Field {
   T* data() { return data_; }
   const T* data() const { return data_; }
   /// @}
-  /// Where the elements live: this process's heap or node memory.
-  FieldMemory memory() const { return node_ ? FieldMemory::node : FieldMemory::heap; }
+  /// Where the elements live: this process's heap, node memory or folded memory.
+  FieldMemory memory() const {
+    return node_ ? FieldMemory::node : folded_ ? FieldMemory::folded : FieldMemory::heap;
+  }
   /// Number of elements, halo included.
   size_t size() const { return static_cast<size_t>(shape_.elements()); }
   /// All elements, halo included.
@@ -209,6 +217,7 @@ class Field {
   FieldShape shape_;
   std::unique_ptr<T[], AlignedFree> heap_;
   std::unique_ptr<NodeMemory> node_;
+  std::unique_ptr<FoldedMemory> folded_;
   T* data_ = nullptr;
 };
 

@@ -15,13 +15,14 @@
 
 namespace haloex {
 
-/// Where a field's elements live: this process's heap, or its part of a
-/// shared-memory window over the ranks of its node.
-enum class FieldMemory { heap, node };
+/// Where a field's elements live: this process's heap, its part of a
+/// shared-memory window over the ranks of its node, or (in a build for SMPI,
+/// for timing only) one block that every rank shares (folded_memory.hpp).
+enum class FieldMemory { heap, node, folded };
 
-/// Parse "heap"/"node" (throws InputError otherwise).
+/// Parse "heap"/"node"/"folded" (throws InputError otherwise).
 FieldMemory parse_field_memory(const std::string& s);
-/// The name of a memory kind ("heap", "node").
+/// The name of a memory kind ("heap", "node", "folded").
 std::string to_string(FieldMemory m);
 
 /// A shared window over a group of ranks that share memory, held in a

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "haloex/field/folded_memory.hpp"
 #include "haloex/halo/plan.hpp"
 
 namespace haloex {
@@ -55,15 +56,17 @@ class Buffer {
  public:
   Buffer() = default;
   /// `bytes` in whole pages; never null, even for 0 bytes (some MPI libraries
-  /// refuse null buffers).
-  explicit Buffer(size_t bytes);
+  /// refuse null buffers). `folded`: in memory every rank shares (see
+  /// folded_memory.hpp; a build for SMPI only).
+  explicit Buffer(size_t bytes, bool folded = false);
   /// The first byte.
-  std::byte* data() { return data_.get(); }
+  std::byte* data() { return folded_ ? folded_->data() : data_.get(); }
   /// Bytes asked for (the allocation is rounded up to whole pages).
   size_t size() const { return size_; }
 
  private:
   std::unique_ptr<std::byte[], AlignedFree> data_;
+  std::unique_ptr<FoldedMemory> folded_;
   size_t size_ = 0;
 };
 

@@ -126,6 +126,9 @@ struct Stage {
   /// link's own `local` is the same copy for that link alone).
   std::vector<FieldCopy> local;
   size_t local_bytes = 0;  ///< bytes the local copies move
+  /// Message buffers in folded memory: a field of the plan is (a timing run
+  /// on a simulated machine, where every rank's buffers would not fit).
+  bool folded_buffers = false;
 };
 
 /// The plan for one set of fields on one decomposition. Keeps a reference to

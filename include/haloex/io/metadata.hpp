@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "haloex/core/checksum.hpp"
 #include "haloex/field/field.hpp"
 
 namespace haloex {
@@ -112,12 +113,8 @@ std::string metadata_dir(const std::string& metadata_path);
 /// The endianness of this machine, as the metadata names it.
 std::string native_endianness();
 
-/// Checksum term of one value at global element index `index` (the site's
-/// index in the whole lattice in file order, times ncomp, plus the
-/// component); a file's checksum is the sum modulo 2^64 of a hash of each
-/// element's index and bits. A sum, so that ranks holding any pieces of a
-/// file add up their parts, and it does not depend on the decomposition.
-uint64_t element_checksum(uint64_t index, const std::byte* value, size_t bytes);
+// A file's checksum is the sum of element_checksum (core/checksum.hpp) over
+// its values, the site's index taken in file order.
 
 /// "0x" and 16 hex digits, and back (throws InputError naming `where` on bad
 /// text).

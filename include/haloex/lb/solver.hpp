@@ -84,6 +84,10 @@ class Solver {
   /// Mass and momentum over the lattice, the same to the last bit for any
   /// decomposition and thread count. Collective.
   Totals totals();
+  /// A checksum of every population of the lattice (core/checksum.hpp), the
+  /// same on every rank: two runs agree exactly when their states are
+  /// bit-identical, whatever their decompositions. Collective.
+  uint64_t state_checksum();
 
   /// Time the collide-stream kernel calls inside the update into section
   /// t_kernels (off by default: it reads the clock around every call).
