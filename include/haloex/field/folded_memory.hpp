@@ -16,7 +16,7 @@ class FoldedMemory {
   /// Throws InputError in a build that is not for SMPI.
   explicit FoldedMemory(size_t bytes);
   /// Unmaps it.
-  ~FoldedMemory();
+  ~FoldedMemory();  // NOLINT(performance-trivially-destructible): unmaps in a build for SMPI
   FoldedMemory(const FoldedMemory&) = delete;
   FoldedMemory& operator=(const FoldedMemory&) = delete;
 
