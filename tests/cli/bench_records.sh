@@ -74,6 +74,17 @@ if $launch "$haloex" bench halo -m 6 -s shm --field-memory disk -q >"$dir/bad.tx
   echo "--field-memory disk was accepted" >&2; exit 1
 fi
 grep -q "field-memory" "$dir/bad.txt" || { cat "$dir/bad.txt" >&2; exit 1; }
+# Folded memory exists only in a build for SMPI, and --check cannot check it.
+refused() {  # refused PATTERN ARGS...: bench halo ARGS fails with PATTERN
+  local want=$1
+  shift
+  if $launch "$haloex" bench halo -m 6 -i 2 -r 1 -x 0 -s direct -q "$@" >"$dir/bad.txt" 2>&1; then
+    echo "bench halo $* was accepted" >&2; exit 1
+  fi
+  grep -q "$want" "$dir/bad.txt" || { cat "$dir/bad.txt" >&2; exit 1; }
+}
+refused "exists only in a build for SimGrid's SMPI" --field-memory folded
+refused "cannot check a field in folded memory" --field-memory folded --check
 echo "node memory OK"
 
 # The step rate with and without output: every 2 steps over 2 samples of 5
