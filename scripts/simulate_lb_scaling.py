@@ -81,41 +81,10 @@ def simulate_point(args, n: int, nodes: int, rate_rank: float) -> dict:
     work_us = interior / rate_rank * 1e6
     raw = args.out / "lb-scaling.jsonl"
     start = time.monotonic()
-    cmd = [
-        args.python,
-        "-m",
-        "haloex_lab",
-        "simulate",
-        str(args.network),
-        "--ranks",
-        str(ranks),
-        "--ranks-per-node",
-        "2",
-        "--haloex",
-        str(args.haloex),
-        "-o",
-        str(raw),
-        "--",
-        "bench",
-        "halo",
-        "--global",
-        str(n),
-        "--plan",
-        "reduced",
-        "-s",
-        args.strategy,
-        "-i",
-        "3",
-        "-r",
-        "1",
-        "--warmup",
-        "0",
-        "-q",
-        "--field-memory",
-        "folded",
-        "--work-us",
-        f"{work_us:.3f}",
-    ]
+    cmd = [args.python, "-m", "haloex_lab", "simulate", str(args.network), "--ranks", str(ranks),
+           "--ranks-per-node", "2", "--haloex", str(args.haloex), "-o", str(raw), "--",
+           "bench", "halo", "--global", str(n), "--plan", "reduced", "-s", args.strategy, "-i", "3", "-r", "1",
+           "--warmup", "0", "-q", "--field-memory", "folded", "--work-us", f"{work_us:.3f}"]  # fmt: skip
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - start
     rec = json.loads(raw.read_text().splitlines()[-1])

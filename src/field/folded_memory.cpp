@@ -52,7 +52,9 @@ FoldedMemory::FoldedMemory(size_t bytes) : bytes_(whole_blocks(bytes ? bytes : 1
   for (size_t at = 0; at < bytes_; at += block_bytes)
     if (mmap(data_ + at, block_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, block_file(), 0) ==
         MAP_FAILED) {
+      const int e = errno;  // the cause, which munmap may overwrite
       munmap(data_, bytes_);
+      errno = e;
       fail("mmap of the block (each takes one of the process's vm.max_map_count mappings)");
     }
 }
