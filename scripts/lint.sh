@@ -53,7 +53,7 @@ for e in json.load(open(sys.argv[1])):
             db.append({"directory": e["directory"], "file": f, "command": " ".join(words)})
 # The longest first (the GoogleTest files, 25-45 s each, then the command
 # files, about 20 s), so that neither core idles at the end waiting for one.
-db.sort(key=lambda e: 0 if "/tests/test_" in e["file"] else 1 if "/src/cli/" in e["file"] else 2)
+db.sort(key=lambda e: 0 if "/tests/test_" in e["file"] else 1 if "/src/cli/" in e["file"] or e["file"].endswith("_command.cpp") else 2)
 json.dump(db, open(sys.argv[2], "w"), indent=1)
 PY
 python3 -c 'import json, sys; print("\n".join(e["file"] for e in json.load(open(sys.argv[1]))))' \

@@ -9,9 +9,9 @@
 #include "haloex/bench/halo_bench.hpp"
 #include "haloex/bench/pingpong_bench.hpp"
 #include "haloex/bench/stream_bench.hpp"
-#include "haloex/bench/sweep.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/grid/decomposition.hpp"
+#include "haloex/measure/sweep.hpp"
 #include "world.hpp"
 
 namespace haloex::test {

@@ -15,10 +15,10 @@
 #include "haloex/bench/busy_wait.hpp"
 #include "haloex/bench/coll_bench.hpp"
 #include "haloex/bench/collectives.hpp"
-#include "haloex/bench/global_clock.hpp"
 #include "haloex/bench/monitor_bench.hpp"
 #include "haloex/bench/overlap_bench.hpp"
 #include "haloex/core/error.hpp"
+#include "haloex/measure/global_clock.hpp"
 #include "world.hpp"
 
 namespace haloex::test {

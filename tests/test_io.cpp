@@ -20,8 +20,8 @@
 
 #include "haloex/field/field_checksum.hpp"
 #include "haloex/io/field_io.hpp"
-#include "haloex/io/lb_io.hpp"
 #include "haloex/io/xdmf.hpp"
+#include "haloex/lb/files.hpp"
 #include "world.hpp"
 
 using namespace haloex;

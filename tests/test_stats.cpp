@@ -6,7 +6,7 @@
 #include <set>
 
 #include "haloex/bench/halo_bench.hpp"
-#include "haloex/bench/stats.hpp"
+#include "haloex/measure/stats.hpp"
 
 namespace haloex::test {
 namespace {

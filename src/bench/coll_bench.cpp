@@ -6,8 +6,8 @@
 
 #include "haloex/bench/busy_wait.hpp"
 #include "haloex/bench/collectives.hpp"
-#include "haloex/bench/record.hpp"
 #include "haloex/core/error.hpp"
+#include "haloex/measure/record.hpp"
 
 namespace haloex {
 
@@ -64,12 +64,9 @@ bool synchronise(MPI_Comm comm, const GlobalClock& clock, const CollBenchOptions
   return late;
 }
 
-}  // namespace
-
-CollBenchReport run_coll_bench(MPI_Comm comm, const CollBenchOptions& opt, std::ostream& log) {
-  const int world = comm_size(comm), rank = comm_rank(comm);
-  const std::vector<CollectiveSpec> specs = find_collectives(opt.collectives);
-  const std::vector<int> procs = comm_sizes(world, opt.procs);
+// The delays to run, none first (t0, which each delay is compared with),
+// each once; throws InputError for options that cannot run on `procs`.
+std::vector<double> checked_delays(const CollBenchOptions& opt, const std::vector<int>& procs) {
   if (opt.sync != "barrier" && opt.sync != "window")
     throw InputError("--sync must be barrier or window, got '" + opt.sync + "'");
   if (opt.runs < 1 || opt.warmup < 0) throw InputError("--runs must be at least 1 and --warmup at least 0");
@@ -84,86 +81,134 @@ CollBenchReport run_coll_bench(MPI_Comm comm, const CollBenchOptions& opt, std::
     throw InputError("--delayed-rank " + std::to_string(opt.delayed_rank) +
                      " is not a rank of every communicator (" + std::to_string(min_procs) +
                      " ranks is the smallest)");
+  return delays;
+}
 
-  const GlobalClock clock = GlobalClock::measure(comm, opt.clock_exchanges);
-  CollBenchReport report;
-  report.clock = clock.estimates();
-  const bool talk = opt.progress && rank == 0;
-  const double t_begin = MPI_Wtime();
+// The options of one run turned into what every communicator uses.
+struct CollSetup {
+  const CollBenchOptions& opt;
+  const GlobalClock& clock;
+  std::vector<double> delays;
+  int rank;  // in the run's communicator
+};
 
-  for (int p : procs) {
-    Comm sub = first_ranks(comm, p);
-    if (sub.get() != MPI_COMM_NULL) {
-      const MPI_Comm c = sub.get();
-      for (const CollectiveSpec& spec : specs) {
-        if (talk)
-          log << "[bench coll] " << spec.mpi_name() << " on " << p << " ranks (" << MPI_Wtime() - t_begin
-              << " s so far)\n"
-              << std::flush;
-        for (size_t bytes : opt.sizes) {
-          if (spec.kind == CollKind::barrier && bytes != opt.sizes.front()) continue;  // moves no data
-          CollectiveRun run(spec, c, bytes);
-          for (int w = 0; w < opt.warmup; ++w) run.start(), run.wait();
-          // A lone rank has nobody to be late for: delays need 2 ranks.
-          const size_t ndelays = p > 1 ? delays.size() : 1;
-          std::vector<CollBenchResult> res(ndelays);
-          for (int k = 0; k < opt.runs; ++k) {
-            // Delays interleaved, so t0 and t_delta see the same machine.
-            for (size_t d = 0; d < ndelays; ++d) {
-              run.poison();
-              const bool late = synchronise(c, clock, opt);
-              double waited = 0;
-              if (rank == opt.delayed_rank && delays[d] > 0) waited = busy_wait(delays[d]);
-              const double t_start = clock.local_now();
-              run.start();
-              run.wait();
-              const double t_end = clock.local_now();
-              std::string what;
-              if (run.check(&what) > 0) throw Error("wrong result: " + what);
-              const auto all = gather(c, {clock.to_global(t_start), clock.to_global(t_end), t_end - t_start,
-                                          waited, late ? 1.0 : 0.0});
-              if (rank != 0) continue;
-              CollBenchResult& r = res[d];
-              std::vector<double> starts, ends, locals;
-              int lates = 0;
-              for (const RunReport& q : all) {
-                starts.push_back(q.start);
-                ends.push_back(q.end);
-                locals.push_back(q.local);
-                lates += q.late > 0;
-              }
-              r.time_s.push_back(*std::max_element(ends.begin(), ends.end()) -
-                                 *std::min_element(starts.begin(), starts.end()));
-              r.start_s.push_back(std::move(starts));
-              r.end_s.push_back(std::move(ends));
-              r.local_s.push_back(std::move(locals));
-              r.delay_actual_s.push_back(all[static_cast<size_t>(opt.delayed_rank)].waited);
-              r.late_ranks.push_back(lates);
-            }
-          }
-          if (rank != 0) continue;
-          const double t0_median = summarize(res[0].time_s).median;
-          for (size_t d = 0; d < ndelays; ++d) {
-            CollBenchResult& r = res[d];
-            r.collective = spec.name;
-            r.mpi_name = spec.mpi_name();
-            r.nonblocking = spec.nonblocking;
-            r.procs = p;
-            r.bytes = run.bytes();
-            r.delay_s = delays[d];
-            r.summary = summarize(r.time_s);
-            r.t0_median_s = t0_median;
-            r.benefit = d == 0 ? 0.0 : delay_benefit(r.t0_median_s, r.delay_s, r.summary.median);
-            report.results.push_back(std::move(r));
-          }
-        }
+// One run's reports of every rank into its result (rank 0): the span from
+// the first start to the last end, each rank's times, the delay the delayed
+// rank really waited and how many ranks came late.
+void add_run(CollBenchResult& r, const std::vector<RunReport>& all, int delayed_rank) {
+  std::vector<double> starts, ends, locals;
+  int lates = 0;
+  for (const RunReport& q : all) {
+    starts.push_back(q.start);
+    ends.push_back(q.end);
+    locals.push_back(q.local);
+    lates += q.late > 0;
+  }
+  r.time_s.push_back(*std::max_element(ends.begin(), ends.end()) -
+                     *std::min_element(starts.begin(), starts.end()));
+  r.start_s.push_back(std::move(starts));
+  r.end_s.push_back(std::move(ends));
+  r.local_s.push_back(std::move(locals));
+  r.delay_actual_s.push_back(all[static_cast<size_t>(delayed_rank)].waited);
+  r.late_ranks.push_back(lates);
+}
+
+// The results of one collective at one size, one per delay, into the
+// report (rank 0): each delay's times compared with those without one.
+void add_results(const CollSetup& setup, const CollectiveSpec& spec, int p, size_t bytes,
+                 std::vector<CollBenchResult>& res, CollBenchReport& report) {
+  const double t0_median = summarize(res[0].time_s).median;
+  for (size_t d = 0; d < res.size(); ++d) {
+    CollBenchResult& r = res[d];
+    r.collective = spec.name;
+    r.mpi_name = spec.mpi_name();
+    r.nonblocking = spec.nonblocking;
+    r.procs = p;
+    r.bytes = bytes;
+    r.delay_s = setup.delays[d];
+    r.summary = summarize(r.time_s);
+    r.t0_median_s = t0_median;
+    r.benefit = d == 0 ? 0.0 : delay_benefit(r.t0_median_s, r.delay_s, r.summary.median);
+    report.results.push_back(std::move(r));
+  }
+}
+
+// One collective at one message size on communicator c of p ranks: the
+// warm-up, then opt.runs runs of every delay, the delays interleaved so
+// t0 and t_delta see the same machine. Collective over c.
+void measure_size(const CollSetup& setup, const CollectiveSpec& spec, MPI_Comm c, int p, size_t bytes,
+                  CollBenchReport& report) {
+  const CollBenchOptions& opt = setup.opt;
+  const GlobalClock& clock = setup.clock;
+  const std::vector<double>& delays = setup.delays;
+  const int rank = setup.rank;
+  CollectiveRun run(spec, c, bytes);
+  for (int w = 0; w < opt.warmup; ++w) run.start(), run.wait();
+  // A lone rank has nobody to be late for: delays need 2 ranks.
+  const size_t ndelays = p > 1 ? delays.size() : 1;
+  std::vector<CollBenchResult> res(ndelays);
+  for (int k = 0; k < opt.runs; ++k) {
+    for (size_t d = 0; d < ndelays; ++d) {
+      run.poison();
+      const bool late = synchronise(c, clock, opt);
+      double waited = 0;
+      if (rank == opt.delayed_rank && delays[d] > 0) waited = busy_wait(delays[d]);
+      const double t_start = clock.local_now();
+      run.start();
+      run.wait();
+      const double t_end = clock.local_now();
+      std::string what;
+      if (run.check(&what) > 0) throw Error("wrong result: " + what);
+      const auto all = gather(
+          c, {clock.to_global(t_start), clock.to_global(t_end), t_end - t_start, waited, late ? 1.0 : 0.0});
+      if (rank != 0) continue;
+      add_run(res[d], all, opt.delayed_rank);
+    }
+  }
+  if (rank != 0) return;
+  add_results(setup, spec, p, run.bytes(), res, report);
+}
+
+// Every collective at every size on the first p ranks of comm; the other
+// ranks wait for them without taking a core. Collective over comm.
+void measure_procs(MPI_Comm comm, const CollSetup& setup, const std::vector<CollectiveSpec>& specs, int p,
+                   double t_begin, CollBenchReport& report, std::ostream& log) {
+  const CollBenchOptions& opt = setup.opt;
+  const bool talk = opt.progress && setup.rank == 0;
+  Comm sub = first_ranks(comm, p);
+  if (sub.get() != MPI_COMM_NULL) {
+    const MPI_Comm c = sub.get();
+    for (const CollectiveSpec& spec : specs) {
+      if (talk)
+        log << "[bench coll] " << spec.mpi_name() << " on " << p << " ranks (" << MPI_Wtime() - t_begin
+            << " s so far)\n"
+            << std::flush;
+      for (size_t bytes : opt.sizes) {
+        if (spec.kind == CollKind::barrier && bytes != opt.sizes.front()) continue;  // moves no data
+        measure_size(setup, spec, c, p, bytes, report);
       }
     }
-    // Ranks outside this communicator wait here without taking a core.
-    MPI_Request done = MPI_REQUEST_NULL;
-    mpi_check(MPI_Ibarrier(comm, &done), "MPI_Ibarrier");
-    wait_politely(done);
   }
+  // Ranks outside this communicator wait here without taking a core.
+  MPI_Request done = MPI_REQUEST_NULL;
+  mpi_check(MPI_Ibarrier(comm, &done), "MPI_Ibarrier");
+  wait_politely(done);
+}
+
+}  // namespace
+
+CollBenchReport run_coll_bench(MPI_Comm comm, const CollBenchOptions& opt, std::ostream& log) {
+  const int world = comm_size(comm), rank = comm_rank(comm);
+  const std::vector<CollectiveSpec> specs = find_collectives(opt.collectives);
+  const std::vector<int> procs = comm_sizes(world, opt.procs);
+  std::vector<double> delays = checked_delays(opt, procs);
+
+  const GlobalClock clock = GlobalClock::measure(comm, opt.clock_exchanges);
+  const CollSetup setup{opt, clock, std::move(delays), rank};
+  CollBenchReport report;
+  report.clock = clock.estimates();
+  const double t_begin = MPI_Wtime();
+  for (int p : procs) measure_procs(comm, setup, specs, p, t_begin, report, log);
   if (rank != 0) return {};
   return report;
 }

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <iomanip>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -12,11 +13,11 @@
 #include "haloex/bench/busy_wait.hpp"
 #include "haloex/bench/halo_check.hpp"
 #include "haloex/bench/link_probe.hpp"
-#include "haloex/bench/memory_bound.hpp"
-#include "haloex/bench/record.hpp"
-#include "haloex/bench/sweep.hpp"
+#include "haloex/halo/memory_bound.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "haloex/lb/velocity_set.hpp"
+#include "haloex/measure/record.hpp"
+#include "haloex/measure/sweep.hpp"
 
 namespace haloex {
 
@@ -229,171 +230,258 @@ std::vector<long> check_exchanges(const Decomposition& dec, Field<T>& f, std::ve
   return wrong;
 }
 
-}  // namespace
+// The field of one case in the element type asked for: one field per element
+// type keeps the exchange code path the real one. It holds global-index
+// values under --check, any finite values otherwise.
+struct BenchField {
+  std::unique_ptr<Field<double>> fd;
+  std::unique_ptr<Field<float>> ff;
+  FieldView view;
+};
 
-std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOptions& opt, std::ostream& log) {
+BenchField make_bench_field(const Decomposition& dec, const HaloBenchOptions& opt) {
+  BenchField f;
+  if (opt.type == ElementType::f64) {
+    f.fd = std::make_unique<Field<double>>(dec, opt.ncomp, opt.halo, opt.layout, opt.field_memory);
+    opt.check ? encode_global_index(*f.fd, dec) : fill(*f.fd);
+    f.view = f.fd->view();
+  } else {
+    f.ff = std::make_unique<Field<float>>(dec, opt.ncomp, opt.halo, opt.layout, opt.field_memory);
+    opt.check ? encode_global_index(*f.ff, dec) : fill(*f.ff);
+    f.view = f.ff->view();
+  }
+  return f;
+}
+
+// The options of one run turned into what every case uses: checked once,
+// before any case runs, so a bad size fails before the first is measured.
+struct HaloRun {
+  const HaloBenchOptions& opt;
+  Repetition rep;
+  ComponentPredicate travels;
+  bool say;     // rank 0 of the run's communicator: it logs and gets the results
+  int threads;  // OpenMP threads per rank, for updates per core
+  std::vector<std::string> names;
+};
+
+HaloRun prepare_run(MPI_Comm comm, const HaloBenchOptions& opt) {
   const Repetition rep{opt.iterations, opt.repeats, opt.warmup, opt.precision, opt.budget_s};
   check_repetition(rep);
   if (opt.work_s < 0) throw InputError("--work-us must not be negative");
   if (opt.global < 0) throw InputError("--global must be positive");
   if (opt.global == 0 && opt.sizes.empty()) throw InputError("give at least one subdomain size");
   for (long L : opt.sizes) subdomain_extents(opt.shape, L, opt.ndim);  // throws for a bad size
-  const ComponentPredicate travels = travels_for_plan(opt.plan, opt.velocity_set, opt.ncomp, opt.ndim);
-
-  const int rank = comm_rank(comm);
+  ComponentPredicate travels = travels_for_plan(opt.plan, opt.velocity_set, opt.ncomp, opt.ndim);
+  const bool say = comm_rank(comm) == 0;
   const int threads = omp_get_max_threads();
-  const std::vector<std::string> names = candidate_names(opt.strategies);
+  return {opt, rep, std::move(travels), say, threads, candidate_names(opt.strategies, {}, strategy_names())};
+}
+
+// What one case measured besides each candidate's own samples, shared by
+// all its results.
+struct CaseMeasures {
+  RoundsOutcome rounds;
+  std::vector<double> copy_bw, link;  // per round: the copy bandwidth and the link probe
+  std::vector<double> work;           // the work alone, once per round: the same for every strategy
+  std::vector<long> wrong;            // --check: see check_exchanges
+  double elements = 0;                // --check: elements per exchange over all ranks
+  double bytes_sum = 0;               // halo bytes per exchange, summed over the ranks
+  double line_bytes = 0;              // the most on any rank (exchange_line_bytes)
+  nlohmann::json message_list, node_traffic;
+  int messages = 0;  // direct-pattern messages, the most on any rank
+};
+
+// The ranking of the plain exchange times so far. `auto` runs one of the
+// others: it is not ranked (it would be compared with its own choice) and
+// runs to the end, as a reference.
+Ranking rank_plain_times(const std::vector<Candidate>& cands, const RoundsRule& rule, double precision) {
+  std::vector<std::vector<double>> samples;
+  std::vector<bool> ranked;
+  std::vector<std::string> names;
+  // A candidate that left the race was decidedly slower than a leader:
+  // it keeps that answer, and no longer ranks or holds the decision up.
+  for (size_t i = 0; i < cands.size(); ++i) {
+    samples.push_back(cands[i].plain);
+    ranked.push_back(cands[i].strategy->candidates().empty() && rule.active(i));
+    names.push_back(cands[i].name);
+  }
+  return rank_candidates(samples, ranked, names, precision);
+}
+
+// The interleaved rounds of one case (collective): before each round the
+// work alone, the copy bandwidth and the link probe; in it each candidate's
+// plain exchange, its phases and, with work, the exchange around the work.
+void sweep_case(const Decomposition& dec, const HaloRun& run, long L, std::vector<Candidate>& cands,
+                const FieldView& view, CaseMeasures& m, std::ostream& log) {
+  const HaloBenchOptions& opt = run.opt;
+  const std::span<const FieldView> fields(&view, 1);
+  // The copy probe: 256 MiB per array over all ranks, beyond the caches.
+  CopySweep copy((size_t{256} << 20) / 8 / static_cast<size_t>(dec.size()));
+  copy.measure(dec.comm(), 1);
+  LinkProbe probe;
+  const bool overlap = opt.work_s > 0;
+  RoundsRule rule(run.rep, dec.comm(), cands.size());
+  const auto before_round = [&](int r) {
+    progress_line(log, opt.progress && run.say, "halo", "L=" + std::to_string(L), rule.round_text(r));
+    if (overlap) m.work.push_back(timed(dec.comm(), opt.iterations, [&] { busy_wait(opt.work_s); }));
+    m.copy_bw.push_back(copy.measure(dec.comm(), 3));
+    if (dec.size() > 1) m.link.push_back(probe.measure(dec.comm()));
+  };
+  const auto run_candidate = [&](Candidate& c, bool timed_run) {
+    Strategy& st = *c.strategy;
+    if (!timed_run) return st.exchange(fields);  // one warm-up call
+    st.reset_times();
+    c.plain.push_back(timed(dec.comm(), opt.iterations, [&] { st.exchange(fields); }));
+    const HaloTimes& t = st.times();
+    const double mine[3] = {t.pack_s / opt.iterations, t.mpi_s() / opt.iterations,
+                            t.unpack_s / opt.iterations};
+    double worst[3] = {0, 0, 0};
+    mpi_check(MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, dec.comm()), "MPI_Reduce");
+    for (int k = 0; k < 3; ++k) c.phases[k].push_back(worst[k]);
+    if (!overlap) return;
+    c.both.push_back(timed(dec.comm(), opt.iterations, [&] {
+      st.begin(fields);
+      busy_wait(opt.work_s);
+      st.end();
+    }));
+  };
+  const auto rank_now = [&] { return rank_plain_times(cands, rule, opt.precision); };
+  interleave(run.rep, cands, before_round, run_candidate, rule, rank_now);
+  m.rounds = rule.outcome();
+}
+
+// --check after the rounds (check_exchanges), and the elements one exchange
+// checks over all ranks. Collective.
+void check_case(const Decomposition& dec, const HaloRun& run, BenchField& field,
+                std::vector<Candidate>& cands, CaseMeasures& m) {
+  const HaloBenchOptions& opt = run.opt;
+  m.elements = static_cast<double>(field.view.shape.nsites) * opt.ncomp;
+  if (!opt.check) return;
+  const HaloPromise promise{run.travels, plan_options_for(opt.plan, opt.pack_threads).regions};
+  m.wrong = field.fd ? check_exchanges(dec, *field.fd, cands, promise)
+                     : check_exchanges(dec, *field.ff, cands, promise);
+  MPI_Allreduce(MPI_IN_PLACE, &m.elements, 1, MPI_DOUBLE, MPI_SUM, dec.comm());
+}
+
+// What the plan sends: its bytes, lines and messages, with rank 0's message
+// list and the busiest node's traffic. Collective, the sums and maxima on
+// rank 0.
+void measure_plan(const Decomposition& dec, const Plan& plan, CaseMeasures& m) {
+  double bytes = static_cast<double>(plan.halo_bytes());
+  MPI_Reduce(&bytes, &m.bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());
+  m.line_bytes = max_over(dec.comm(), exchange_line_bytes(plan));
+  const std::vector<int> node_of = node_of_ranks(dec.comm());
+  m.message_list = message_list(plan, node_of, comm_rank(dec.comm()));
+  m.node_traffic = node_traffic(dec.comm(), plan, node_of);
+  int msgs = plan.direct_messages();
+  MPI_Reduce(&msgs, &m.messages, 1, MPI_INT, MPI_MAX, 0, dec.comm());
+}
+
+// The memory bound and the derived rates of a result whose summary is set.
+void put_rates(HaloBenchResult& res, const Decomposition& dec, const CaseMeasures& m, double sites,
+               int threads) {
+  res.halo_bytes = m.bytes_sum / dec.size();
+  res.messages = m.messages;
+  res.message_list = m.message_list;
+  res.node_traffic = m.node_traffic;
+  res.line_bytes = m.line_bytes;
+  res.copy_bytes_per_s = m.copy_bw;
+  res.link_probe_s = m.link;
+  res.line_bound_s = m.line_bytes / (summarize(m.copy_bw).median / dec.size());
+  res.bound_fraction = res.line_bound_s / res.summary.median;
+  res.beff_bytes_per_s = effective_bandwidth(res.halo_bytes, res.summary.median);
+  res.updates_per_core_per_s = updates_per_core(sites, res.summary.median, threads);
+}
+
+// Candidate `s`'s result at edge L (rank 0).
+HaloBenchResult candidate_result(const Candidate& c, size_t s, const Decomposition& dec, const HaloRun& run,
+                                 long L, double sites, const CaseMeasures& m) {
+  const HaloBenchOptions& opt = run.opt;
+  HaloBenchResult res;
+  res.strategy = c.name;
+  res.resolved = std::string(c.strategy->resolved_name());
+  res.auto_decision = c.strategy->decision();
+  for (const CandidateTime& t : c.strategy->candidates()) res.auto_times.emplace_back(t.strategy, t.median_s);
+  res.size = L;
+  for (int d = 0; d < opt.ndim; ++d) {
+    res.global[d] = dec.global_size(d);
+    res.local[d] = dec.local_size(d);
+  }
+  res.sites_per_rank = sites;
+  res.time_per_call_s = c.plain;
+  res.summary = summarize(c.plain);
+  res.rounds = m.rounds;
+  res.pack_s = c.phases[0], res.mpi_s = c.phases[1], res.unpack_s = c.phases[2];
+  res.pack = summarize(res.pack_s), res.mpi = summarize(res.mpi_s), res.unpack = summarize(res.unpack_s);
+  put_rates(res, dec, m, sites, run.threads);
+  if (opt.work_s > 0) {
+    res.overlap_time_per_call_s = c.both;
+    res.work_time_per_call_s = m.work;
+    res.overlap_summary = summarize(c.both);
+    res.overlap_fraction =
+        hidden_fraction(res.summary.median, summarize(m.work).median, res.overlap_summary.median);
+  }
+  if (opt.check) {
+    res.check_wrong = m.wrong[s];
+    res.check_after_timing_wrong = m.wrong.back();
+    res.check_elements = m.elements;
+  }
+  return res;
+}
+
+// Every candidate's result of one case (rank 0), each compared with
+// staged's median when staged ran.
+std::vector<HaloBenchResult> case_results(const Decomposition& dec, const HaloRun& run, long L,
+                                          const std::vector<Candidate>& cands, const CaseMeasures& m) {
+  double global_sites = 1;
+  for (int d = 0; d < run.opt.ndim; ++d) global_sites *= static_cast<double>(dec.global_size(d));
+  const double sites = global_sites / dec.size();
+  double staged_median = 0;
+  std::vector<HaloBenchResult> out;
+  for (size_t s = 0; s < cands.size(); ++s) {
+    out.push_back(candidate_result(cands[s], s, dec, run, L, sites, m));
+    if (out.back().strategy == "staged") staged_median = out.back().summary.median;
+  }
+  if (staged_median > 0)
+    for (HaloBenchResult& r : out) r.ratio_to_staged = r.summary.median / staged_median;
+  return out;
+}
+
+// One case, subdomain edge L (or global edge N): its results on rank 0,
+// nothing on the other ranks. Collective.
+std::vector<HaloBenchResult> run_halo_case(MPI_Comm comm, const HaloRun& run, long L, std::ostream& log) {
+  const HaloBenchOptions& opt = run.opt;
+  Decomposition dec(comm, spec_for(comm, opt, L));
+  BenchField field = make_bench_field(dec, opt);
+  Plan plan(dec, {FieldSpec{field.view.shape, run.travels, opt.field_memory}},
+            plan_options_for(opt.plan, opt.pack_threads));
+  std::vector<Candidate> cands = build_candidates<Candidate>(
+      dec.comm(), run.names, !opt.strategies.empty(),
+      [&](const std::string& n) {
+        return Candidate{n, make_strategy(n, plan)};
+      },
+      log, run.say);
+  for (const Candidate& c : cands)
+    if (run.say && !auto_choice_text(*c.strategy).empty())
+      log << "[bench halo] L=" << L << ": " << auto_choice_text(*c.strategy) << "\n" << std::flush;
+
+  CaseMeasures m;
+  sweep_case(dec, run, L, cands, field.view, m, log);
+  check_case(dec, run, field, cands, m);
+  measure_plan(dec, plan, m);
+  if (!run.say) return {};
+  return case_results(dec, run, L, cands, m);
+}
+
+}  // namespace
+
+std::vector<HaloBenchResult> run_halo_bench(MPI_Comm comm, const HaloBenchOptions& opt, std::ostream& log) {
+  const HaloRun run = prepare_run(comm, opt);
   const std::vector<long> cases = opt.global > 0 ? std::vector<long>{opt.global} : opt.sizes;
   std::vector<HaloBenchResult> results;
-
   for (long L : cases) {
-    Decomposition dec(comm, spec_for(comm, opt, L));
-    // One field per element type keeps the exchange code path the real one.
-    std::unique_ptr<Field<double>> fd;
-    std::unique_ptr<Field<float>> ff;
-    FieldView view;
-    if (opt.type == ElementType::f64) {
-      fd = std::make_unique<Field<double>>(dec, opt.ncomp, opt.halo, opt.layout, opt.field_memory);
-      opt.check ? encode_global_index(*fd, dec) : fill(*fd);
-      view = fd->view();
-    } else {
-      ff = std::make_unique<Field<float>>(dec, opt.ncomp, opt.halo, opt.layout, opt.field_memory);
-      opt.check ? encode_global_index(*ff, dec) : fill(*ff);
-      view = ff->view();
-    }
-    Plan plan(dec, {FieldSpec{view.shape, travels, opt.field_memory}},
-              plan_options_for(opt.plan, opt.pack_threads));
-
-    std::vector<Candidate> cands = build_candidates<Candidate>(
-        dec.comm(), names, !opt.strategies.empty(),
-        [&](const std::string& n) {
-          return Candidate{n, make_strategy(n, plan)};
-        },
-        log, rank == 0);
-
-    const std::span<const FieldView> fields(&view, 1);
-    for (const Candidate& c : cands)
-      if (rank == 0 && !auto_choice_text(*c.strategy).empty())
-        log << "[bench halo] L=" << L << ": " << auto_choice_text(*c.strategy) << "\n" << std::flush;
-
-    // The copy probe: 256 MiB per array over all ranks, beyond the caches.
-    CopySweep copy((size_t{256} << 20) / 8 / static_cast<size_t>(dec.size()));
-    copy.measure(dec.comm(), 1);
-    std::vector<double> copy_bw, link;
-    LinkProbe probe;
-    const bool overlap = opt.work_s > 0;
-    std::vector<double> work;  // the work alone, once per repeat: it is the same for every strategy
-    RoundsRule rule(rep, dec.comm(), cands.size());
-    const auto before_round = [&](int r) {
-      progress_line(log, opt.progress && rank == 0, "halo", "L=" + std::to_string(L), rule.round_text(r));
-      if (overlap) work.push_back(timed(dec.comm(), opt.iterations, [&] { busy_wait(opt.work_s); }));
-      copy_bw.push_back(copy.measure(dec.comm(), 3));
-      if (dec.size() > 1) link.push_back(probe.measure(dec.comm()));
-    };
-    const auto run = [&](Candidate& c, bool timed_run) {
-      Strategy& st = *c.strategy;
-      if (!timed_run) return st.exchange(fields);  // one warm-up call
-      st.reset_times();
-      c.plain.push_back(timed(dec.comm(), opt.iterations, [&] { st.exchange(fields); }));
-      const HaloTimes& t = st.times();
-      const double mine[3] = {t.pack_s / opt.iterations, t.mpi_s() / opt.iterations,
-                              t.unpack_s / opt.iterations};
-      double worst[3] = {0, 0, 0};
-      mpi_check(MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, dec.comm()), "MPI_Reduce");
-      for (int k = 0; k < 3; ++k) c.phases[k].push_back(worst[k]);
-      if (!overlap) return;
-      c.both.push_back(timed(dec.comm(), opt.iterations, [&] {
-        st.begin(fields);
-        busy_wait(opt.work_s);
-        st.end();
-      }));
-    };
-    // `auto` runs one of the others: it is not ranked (it would be compared
-    // with its own choice) and runs to the end, as a reference.
-    const auto rank_now = [&] {
-      std::vector<std::vector<double>> samples;
-      std::vector<bool> ranked;
-      std::vector<std::string> names;
-      // A candidate that left the race was decidedly slower than a leader:
-      // it keeps that answer, and no longer ranks or holds the decision up.
-      for (size_t i = 0; i < cands.size(); ++i) {
-        samples.push_back(cands[i].plain);
-        ranked.push_back(cands[i].strategy->candidates().empty() && rule.active(i));
-        names.push_back(cands[i].name);
-      }
-      return rank_candidates(samples, ranked, names, opt.precision);
-    };
-    interleave(rep, cands, before_round, run, rule, rank_now);
-    std::vector<long> wrong;
-    double elements = static_cast<double>(view.shape.nsites) * opt.ncomp;
-    if (opt.check) {
-      const HaloPromise promise{travels, plan_options_for(opt.plan, opt.pack_threads).regions};
-      wrong = fd ? check_exchanges(dec, *fd, cands, promise) : check_exchanges(dec, *ff, cands, promise);
-      MPI_Allreduce(MPI_IN_PLACE, &elements, 1, MPI_DOUBLE, MPI_SUM, dec.comm());
-    }
-
-    double bytes = static_cast<double>(plan.halo_bytes()), bytes_sum = 0;
-    MPI_Reduce(&bytes, &bytes_sum, 1, MPI_DOUBLE, MPI_SUM, 0, dec.comm());
-    const double line_bytes = max_over(dec.comm(), exchange_line_bytes(plan));
-    const std::vector<int> node_of = node_of_ranks(dec.comm());
-    const nlohmann::json msg_list = message_list(plan, node_of, comm_rank(dec.comm()));
-    const nlohmann::json traffic = node_traffic(dec.comm(), plan, node_of);
-    int msgs = plan.direct_messages(), msgs_max = 0;
-    MPI_Reduce(&msgs, &msgs_max, 1, MPI_INT, MPI_MAX, 0, dec.comm());
-    if (rank != 0) continue;
-
-    double global_sites = 1;
-    for (int d = 0; d < opt.ndim; ++d) global_sites *= static_cast<double>(dec.global_size(d));
-    const double sites = global_sites / dec.size();
-    double staged_median = 0;
-    const size_t first = results.size();
-    for (size_t s = 0; s < cands.size(); ++s) {
-      HaloBenchResult res;
-      res.strategy = cands[s].name;
-      res.resolved = std::string(cands[s].strategy->resolved_name());
-      res.auto_decision = cands[s].strategy->decision();
-      for (const CandidateTime& c : cands[s].strategy->candidates())
-        res.auto_times.emplace_back(c.strategy, c.median_s);
-      res.size = L;
-      for (int d = 0; d < opt.ndim; ++d) {
-        res.global[d] = dec.global_size(d);
-        res.local[d] = dec.local_size(d);
-      }
-      res.sites_per_rank = sites;
-      res.time_per_call_s = cands[s].plain;
-      res.summary = summarize(cands[s].plain);
-      res.rounds = rule.outcome();
-      res.pack_s = cands[s].phases[0], res.mpi_s = cands[s].phases[1], res.unpack_s = cands[s].phases[2];
-      res.pack = summarize(res.pack_s), res.mpi = summarize(res.mpi_s), res.unpack = summarize(res.unpack_s);
-      res.halo_bytes = bytes_sum / dec.size();
-      res.messages = msgs_max;
-      res.message_list = msg_list;
-      res.node_traffic = traffic;
-      res.line_bytes = line_bytes;
-      res.copy_bytes_per_s = copy_bw;
-      res.link_probe_s = link;
-      res.line_bound_s = line_bytes / (summarize(copy_bw).median / dec.size());
-      res.bound_fraction = res.line_bound_s / res.summary.median;
-      res.beff_bytes_per_s = effective_bandwidth(res.halo_bytes, res.summary.median);
-      res.updates_per_core_per_s = updates_per_core(sites, res.summary.median, threads);
-      if (overlap) {
-        res.overlap_time_per_call_s = cands[s].both;
-        res.work_time_per_call_s = work;
-        res.overlap_summary = summarize(cands[s].both);
-        res.overlap_fraction =
-            hidden_fraction(res.summary.median, summarize(work).median, res.overlap_summary.median);
-      }
-      if (opt.check) {
-        res.check_wrong = wrong[s];
-        res.check_after_timing_wrong = wrong.back();
-        res.check_elements = elements;
-      }
-      if (res.strategy == "staged") staged_median = res.summary.median;
-      results.push_back(std::move(res));
-    }
-    if (staged_median > 0)
-      for (size_t i = first; i < results.size(); ++i)
-        results[i].ratio_to_staged = results[i].summary.median / staged_median;
+    std::vector<HaloBenchResult> at_L = run_halo_case(comm, run, L, log);
+    results.insert(results.end(), std::make_move_iterator(at_L.begin()), std::make_move_iterator(at_L.end()));
   }
   return results;
 }
@@ -446,6 +534,65 @@ std::string format_halo_table(const HaloBenchOptions& opt, const std::vector<Hal
   return out.str();
 }
 
+namespace {
+
+// The case a record describes: the lattice, the field and its plan, and how
+// the exchanges were repeated.
+void put_halo_case(nlohmann::json& j, const HaloBenchOptions& opt, const std::array<int, max_dims>& grid,
+                   const HaloBenchResult& r) {
+  j["ndim"] = opt.ndim;
+  j["process_grid"] = std::vector<int>(grid.begin(), grid.begin() + opt.ndim);
+  j["global_size"] = std::vector<long>(r.global.begin(), r.global.begin() + opt.ndim);
+  j["scaling"] = opt.global > 0 ? "strong" : "fixed-subdomain";
+  j["shape"] = opt.global > 0 ? "global" : opt.shape;
+  j["local_size"] = r.size;
+  j["local_extent"] = std::vector<long>(r.local.begin(), r.local.begin() + opt.ndim);
+  j["sites_per_rank"] = r.sites_per_rank;
+  j["periodic"] = std::vector<bool>(opt.periodic.begin(), opt.periodic.begin() + opt.ndim);
+  j["ncomp"] = opt.ncomp;
+  j["halo_width"] = opt.halo;
+  j["halo_plan"] = opt.plan;
+  if (opt.plan == "reduced") j["velocity_set"] = opt.velocity_set;
+  j["dtype"] = to_string(opt.type);
+  j["layout"] = to_string(opt.layout);
+  j["calls_per_sample"] = opt.iterations;
+  j["warmup_calls"] = opt.warmup;
+}
+
+// What a record measured: the samples, their phases, the memory bound, the
+// messages and the rates, with the check and the overlap when they ran.
+void put_halo_measures(nlohmann::json& j, const HaloBenchOptions& opt, const HaloBenchResult& r) {
+  put_rounds(j, opt.precision, opt.budget_s, r.rounds, true);
+  put_samples(j, "time_per_call_s", r.time_per_call_s);
+  put_halo_phases(j, r.pack_s, r.mpi_s, r.unpack_s, r.summary.median, r.halo_bytes);
+  j["pack_threads"] = to_string(opt.pack_threads);
+  j["field_memory"] = to_string(opt.field_memory);
+  j["halo_bytes"] = r.halo_bytes;
+  j["line_bytes"] = r.line_bytes;
+  put_samples(j, "copy_bandwidth_bytes_per_s", r.copy_bytes_per_s);
+  if (!r.link_probe_s.empty()) put_samples(j, "link_probe_s", r.link_probe_s);
+  j["line_bound_s"] = r.line_bound_s;
+  j["bound_fraction"] = r.bound_fraction;
+  j["messages"] = r.messages;
+  j["message_list"] = r.message_list;
+  j["node_traffic"] = r.node_traffic;
+  j["beff_bytes_per_s"] = r.beff_bytes_per_s;
+  j["updates_per_core_per_s"] = r.updates_per_core_per_s;
+  j["ratio_to_staged"] = r.ratio_to_staged;
+  j["work_s"] = opt.work_s;
+  if (r.check_wrong >= 0)
+    j["check"] = {{"wrong_elements", r.check_wrong},
+                  {"wrong_elements_after_timing", r.check_after_timing_wrong},
+                  {"elements_per_exchange", r.check_elements}};
+  if (opt.work_s > 0) {
+    put_samples(j, "overlap_time_per_call_s", r.overlap_time_per_call_s);
+    put_samples(j, "work_time_per_call_s", r.work_time_per_call_s);
+    j["overlap_fraction"] = r.overlap_fraction;
+  }
+}
+
+}  // namespace
+
 std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOptions& opt,
                                                const std::vector<HaloBenchResult>& results) {
   const nlohmann::json meta = run_metadata(comm, "halo");
@@ -461,50 +608,8 @@ std::vector<nlohmann::json> halo_bench_records(MPI_Comm comm, const HaloBenchOpt
       j["auto_candidates"] = a;
       j["auto_decision"] = r.auto_decision;
     }
-    j["ndim"] = opt.ndim;
-    j["process_grid"] = std::vector<int>(grid.begin(), grid.begin() + opt.ndim);
-    j["global_size"] = std::vector<long>(r.global.begin(), r.global.begin() + opt.ndim);
-    j["scaling"] = opt.global > 0 ? "strong" : "fixed-subdomain";
-    j["shape"] = opt.global > 0 ? "global" : opt.shape;
-    j["local_size"] = r.size;
-    j["local_extent"] = std::vector<long>(r.local.begin(), r.local.begin() + opt.ndim);
-    j["sites_per_rank"] = r.sites_per_rank;
-    j["periodic"] = std::vector<bool>(opt.periodic.begin(), opt.periodic.begin() + opt.ndim);
-    j["ncomp"] = opt.ncomp;
-    j["halo_width"] = opt.halo;
-    j["halo_plan"] = opt.plan;
-    if (opt.plan == "reduced") j["velocity_set"] = opt.velocity_set;
-    j["dtype"] = to_string(opt.type);
-    j["layout"] = to_string(opt.layout);
-    j["calls_per_sample"] = opt.iterations;
-    j["warmup_calls"] = opt.warmup;
-    put_rounds(j, opt.precision, opt.budget_s, r.rounds, true);
-    put_samples(j, "time_per_call_s", r.time_per_call_s);
-    put_halo_phases(j, r.pack_s, r.mpi_s, r.unpack_s, r.summary.median, r.halo_bytes);
-    j["pack_threads"] = to_string(opt.pack_threads);
-    j["field_memory"] = to_string(opt.field_memory);
-    j["halo_bytes"] = r.halo_bytes;
-    j["line_bytes"] = r.line_bytes;
-    put_samples(j, "copy_bandwidth_bytes_per_s", r.copy_bytes_per_s);
-    if (!r.link_probe_s.empty()) put_samples(j, "link_probe_s", r.link_probe_s);
-    j["line_bound_s"] = r.line_bound_s;
-    j["bound_fraction"] = r.bound_fraction;
-    j["messages"] = r.messages;
-    j["message_list"] = r.message_list;
-    j["node_traffic"] = r.node_traffic;
-    j["beff_bytes_per_s"] = r.beff_bytes_per_s;
-    j["updates_per_core_per_s"] = r.updates_per_core_per_s;
-    j["ratio_to_staged"] = r.ratio_to_staged;
-    j["work_s"] = opt.work_s;
-    if (r.check_wrong >= 0)
-      j["check"] = {{"wrong_elements", r.check_wrong},
-                    {"wrong_elements_after_timing", r.check_after_timing_wrong},
-                    {"elements_per_exchange", r.check_elements}};
-    if (opt.work_s > 0) {
-      put_samples(j, "overlap_time_per_call_s", r.overlap_time_per_call_s);
-      put_samples(j, "work_time_per_call_s", r.work_time_per_call_s);
-      j["overlap_fraction"] = r.overlap_fraction;
-    }
+    put_halo_case(j, opt, grid, r);
+    put_halo_measures(j, opt, r);
     out.push_back(std::move(j));
   }
   return out;

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "haloex/bench/record.hpp"
+#include "haloex/measure/record.hpp"
 #include "haloex/io/field_io.hpp"
 
 namespace haloex {

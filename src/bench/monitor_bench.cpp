@@ -4,10 +4,10 @@
 #include <memory>
 #include <ostream>
 
-#include "haloex/bench/record.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/lb/solver.hpp"
+#include "haloex/measure/record.hpp"
 
 namespace haloex {
 
@@ -30,6 +30,42 @@ void parse_monitor_config(const std::string& config, std::string& mode, long& ev
                      "': write blocking/N or nonblocking/N with N >= 1 (reduce every N steps)");
 }
 
+namespace {
+
+// The solver of one configuration: a uniform flow on a size^d lattice,
+// monitored as `r` says.
+std::unique_ptr<lb::Solver> make_solver(MPI_Comm comm, const MonitorBenchOptions& opt,
+                                        const MonitorBenchResult& r) {
+  lb::LbConfig c;
+  c.velocity_set = opt.velocity_set;
+  const int ndim = lb::velocity_set(opt.velocity_set).ndim;
+  c.size = {opt.size, opt.size, ndim == 3 ? opt.size : 1};
+  c.init = "uniform";
+  c.velocity = {0.01, 0.005, ndim == 3 ? 0.002 : 0.0};
+  c.strategy = opt.strategy;
+  c.overlap = lb::parse_choice<lb::Overlap>(opt.overlap, "--overlap");
+  c.monitor_mode = r.mode;
+  c.monitor_every = r.every;
+  c.source = "bench monitor";
+  return std::make_unique<lb::Solver>(c, comm);
+}
+
+// The statistics of every configuration's samples, and its time against
+// "off" (the first).
+void summarize_results(std::vector<MonitorBenchResult>& res) {
+  for (MonitorBenchResult& r : res) {
+    r.sim = summarize(r.sim_s);
+    r.lb = summarize(r.lb_s);
+    r.halo = summarize(r.halo_s);
+    r.wait = summarize(r.wait_s);
+    r.mon = summarize(r.mon_s);
+    r.rate = summarize(r.sups);
+    r.ratio_to_off = r.sim.median / res[0].sim.median;
+  }
+}
+
+}  // namespace
+
 std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBenchOptions& opt,
                                                   std::ostream& log) {
   if (opt.steps < 1 || opt.repeats < 1 || opt.warmup < 0)
@@ -44,18 +80,7 @@ std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBe
     MonitorBenchResult& r = res[k];
     r.config = configs[k];
     parse_monitor_config(r.config, r.mode, r.every);
-    lb::LbConfig c;
-    c.velocity_set = opt.velocity_set;
-    const int ndim = lb::velocity_set(opt.velocity_set).ndim;
-    c.size = {opt.size, opt.size, ndim == 3 ? opt.size : 1};
-    c.init = "uniform";
-    c.velocity = {0.01, 0.005, ndim == 3 ? 0.002 : 0.0};
-    c.strategy = opt.strategy;
-    c.overlap = lb::parse_choice<lb::Overlap>(opt.overlap, "--overlap");
-    c.monitor_mode = r.mode;
-    c.monitor_every = r.every;
-    c.source = "bench monitor";
-    solvers.push_back(std::make_unique<lb::Solver>(c, comm));
+    solvers.push_back(make_solver(comm, opt, r));
     solvers.back()->advance(opt.warmup);
   }
   const int rank = comm_rank(comm);
@@ -84,15 +109,7 @@ std::vector<MonitorBenchResult> run_monitor_bench(MPI_Comm comm, const MonitorBe
     }
   }
   if (rank != 0) return {};
-  for (MonitorBenchResult& r : res) {
-    r.sim = summarize(r.sim_s);
-    r.lb = summarize(r.lb_s);
-    r.halo = summarize(r.halo_s);
-    r.wait = summarize(r.wait_s);
-    r.mon = summarize(r.mon_s);
-    r.rate = summarize(r.sups);
-    r.ratio_to_off = r.sim.median / res[0].sim.median;
-  }
+  summarize_results(res);
   return res;
 }
 

@@ -7,9 +7,9 @@
 
 #include "haloex/bench/coll_bench.hpp"
 #include "haloex/bench/collectives.hpp"
-#include "haloex/bench/record.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/core/mpi.hpp"
+#include "haloex/measure/record.hpp"
 
 namespace haloex {
 
@@ -89,15 +89,88 @@ double mean_of(const std::vector<std::vector<double>>& rows) {
   return n ? s / static_cast<double>(n) : 0.0;
 }
 
-}  // namespace
-
-std::vector<OverlapResult> run_overlap_bench(MPI_Comm comm, const OverlapOptions& opt, std::ostream& log) {
-  const int world = comm_size(comm), rank = comm_rank(comm);
-  const std::vector<CollectiveSpec> specs = find_collectives(opt.collectives);
+// The collectives asked for; throws InputError for a blocking one.
+std::vector<CollectiveSpec> nonblocking_collectives(const std::vector<std::string>& names) {
+  std::vector<CollectiveSpec> specs = find_collectives(names);
   for (const CollectiveSpec& s : specs)
     if (!s.nonblocking)
       throw InputError("bench overlap measures non-blocking collectives; '" + s.name +
                        "' is blocking (try '" + s.counterpart() + "')");
+  return specs;
+}
+
+// One collective at one message size on communicator c of p ranks, `work`
+// sized for p: the collective alone, the computation alone and the two
+// overlapped, iteration by iteration; every rank's times on rank 0 of c.
+// Collective over c.
+OverlapResult measure_overlap(const OverlapOptions& opt, const CollectiveSpec& spec, MPI_Comm c, size_t bytes,
+                              MatVec& work) {
+  CollectiveRun run(spec, c, bytes);
+  const int iters = opt.iterations > 0 ? opt.iterations : overlap_iterations(run.bytes());
+  for (int w = 0; w < opt.warmup; ++w) run.start(), run.wait();
+  auto timed_coll = [&] {
+    run.poison();
+    mpi_check(MPI_Barrier(c), "MPI_Barrier");
+    const double t0 = MPI_Wtime();
+    run.start();
+    run.wait();
+    const double t = MPI_Wtime() - t0;
+    std::string what;
+    if (run.check(&what) > 0) throw Error("wrong result: " + what);
+    return t;
+  };
+  // Calibrate: the computation lasts about as long as the collective
+  // alone (OSU and IMB do the same), with one repetition count for all.
+  double cal = 0;
+  for (int i = 0; i < iters; ++i) cal += timed_coll();
+  const double target = mean_over(c, cal / iters);
+  const double product = mean_over(c, work.seconds_per_product());
+  const long products = std::max(1L, std::lround(target / product));
+
+  std::vector<double> tc, tp, to;
+  for (int i = 0; i < iters; ++i) {
+    tc.push_back(timed_coll());
+    mpi_check(MPI_Barrier(c), "MPI_Barrier");
+    double t0 = MPI_Wtime();
+    work.run(products);
+    tp.push_back(MPI_Wtime() - t0);
+    run.poison();
+    mpi_check(MPI_Barrier(c), "MPI_Barrier");
+    t0 = MPI_Wtime();
+    run.start();
+    work.run(products, opt.test_calls, test_once, &run);
+    run.wait();
+    to.push_back(MPI_Wtime() - t0);
+    std::string what;
+    if (run.check(&what) > 0) throw Error("wrong result after overlap: " + what);
+  }
+  OverlapResult r;
+  r.coll_s = gather_rows(c, tc);
+  r.comp_s = gather_rows(c, tp);
+  r.overlap_s = gather_rows(c, to);
+  r.bytes = run.bytes();
+  r.iterations = iters;
+  r.products = products;
+  r.product_s = product;
+  return r;
+}
+
+// The rest of a measured result on rank 0: what ran, and the means and
+// metrics of the times.
+void describe_result(OverlapResult& r, const OverlapOptions& opt, const CollectiveSpec& spec, int p) {
+  r.collective = spec.name;
+  r.mpi_name = spec.mpi_name();
+  r.procs = p;
+  r.test_calls = opt.test_calls;
+  r.mean = {mean_of(r.coll_s), mean_of(r.comp_s), mean_of(r.overlap_s)};
+  r.metrics = overlap_metrics(r.mean);
+}
+
+}  // namespace
+
+std::vector<OverlapResult> run_overlap_bench(MPI_Comm comm, const OverlapOptions& opt, std::ostream& log) {
+  const int world = comm_size(comm), rank = comm_rank(comm);
+  const std::vector<CollectiveSpec> specs = nonblocking_collectives(opt.collectives);
   // A lone rank has nothing to overlap: by default communicators start at 2.
   std::vector<int> procs = comm_sizes(world, opt.procs);
   if (opt.procs.empty() && world > 1) procs.erase(procs.begin());
@@ -122,60 +195,9 @@ std::vector<OverlapResult> run_overlap_bench(MPI_Comm comm, const OverlapOptions
               << std::flush;
         for (size_t bytes : sizes) {
           if (spec.kind == CollKind::barrier && bytes != sizes.front()) continue;  // moves no data
-          CollectiveRun run(spec, c, bytes);
-          const int iters = opt.iterations > 0 ? opt.iterations : overlap_iterations(run.bytes());
-          for (int w = 0; w < opt.warmup; ++w) run.start(), run.wait();
-          auto timed_coll = [&] {
-            run.poison();
-            mpi_check(MPI_Barrier(c), "MPI_Barrier");
-            const double t0 = MPI_Wtime();
-            run.start();
-            run.wait();
-            const double t = MPI_Wtime() - t0;
-            std::string what;
-            if (run.check(&what) > 0) throw Error("wrong result: " + what);
-            return t;
-          };
-          // Calibrate: the computation lasts about as long as the collective
-          // alone (OSU and IMB do the same), with one repetition count for all.
-          double cal = 0;
-          for (int i = 0; i < iters; ++i) cal += timed_coll();
-          const double target = mean_over(c, cal / iters);
-          const double product = mean_over(c, work.seconds_per_product());
-          const long products = std::max(1L, std::lround(target / product));
-
-          std::vector<double> tc, tp, to;
-          for (int i = 0; i < iters; ++i) {
-            tc.push_back(timed_coll());
-            mpi_check(MPI_Barrier(c), "MPI_Barrier");
-            double t0 = MPI_Wtime();
-            work.run(products);
-            tp.push_back(MPI_Wtime() - t0);
-            run.poison();
-            mpi_check(MPI_Barrier(c), "MPI_Barrier");
-            t0 = MPI_Wtime();
-            run.start();
-            work.run(products, opt.test_calls, test_once, &run);
-            run.wait();
-            to.push_back(MPI_Wtime() - t0);
-            std::string what;
-            if (run.check(&what) > 0) throw Error("wrong result after overlap: " + what);
-          }
-          OverlapResult r;
-          r.coll_s = gather_rows(c, tc);
-          r.comp_s = gather_rows(c, tp);
-          r.overlap_s = gather_rows(c, to);
+          OverlapResult r = measure_overlap(opt, spec, c, bytes, work);
           if (rank != 0) continue;
-          r.collective = spec.name;
-          r.mpi_name = spec.mpi_name();
-          r.procs = p;
-          r.bytes = run.bytes();
-          r.iterations = iters;
-          r.test_calls = opt.test_calls;
-          r.products = products;
-          r.product_s = product;
-          r.mean = {mean_of(r.coll_s), mean_of(r.comp_s), mean_of(r.overlap_s)};
-          r.metrics = overlap_metrics(r.mean);
+          describe_result(r, opt, spec, p);
           out.push_back(std::move(r));
         }
       }

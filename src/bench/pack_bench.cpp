@@ -5,15 +5,16 @@
 #include <algorithm>
 #include <cstring>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
 
 #include "haloex/bench/halo_bench.hpp"
-#include "haloex/bench/memory_bound.hpp"
-#include "haloex/bench/record.hpp"
+#include "haloex/halo/memory_bound.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/halo/pack.hpp"
+#include "haloex/measure/record.hpp"
 
 namespace haloex {
 
@@ -62,6 +63,105 @@ double slowest_per_call(MPI_Comm comm, long calls, Body&& body) {
   return slowest;
 }
 
+// What a box's result says before it is timed: the box, its kind, the copy
+// kernels packing it, its bytes and the field lines they touch.
+PackBenchResult describe_box(const Offset& o, const Message& send, const FieldShape& shape, long calls) {
+  PackBenchResult r;
+  r.box = offset_name(o);
+  r.kind = kind_of(o);
+  std::set<std::string> names;
+  for (const Part& p : send.parts)
+    for (const CopyKernel& k : p.pack) names.insert(k.name());
+  for (const std::string& n : names) r.kernels += (r.kernels.empty() ? "" : "+") + n;
+  r.bytes = static_cast<double>(send.bytes);
+  r.touched_bytes = touched_bytes(send, shape);
+  r.calls = calls;
+  return r;
+}
+
+// The statistics of a timed box and its ratios against the plain copy, of
+// the bytes and of the lines they touch.
+void add_ratios(PackBenchResult& r) {
+  r.pack = summarize(r.pack_s), r.unpack = summarize(r.unpack_s);
+  r.local = summarize(r.local_s), r.copy = summarize(r.copy_s);
+  r.pack_ratio_to_copy = r.copy.median / r.pack.median;
+  r.unpack_ratio_to_copy = r.copy.median / r.unpack.median;
+  r.local_ratio_to_copy = r.copy.median / r.local.median;
+  const double lines = r.touched_bytes / r.bytes;
+  r.pack_lines_ratio = lines * r.pack_ratio_to_copy;
+  r.unpack_lines_ratio = lines * r.unpack_ratio_to_copy;
+  r.local_lines_ratio = lines * r.local_ratio_to_copy;
+}
+
+// The pack, unpack and local copy of the region of box o, and a plain copy
+// of the same bytes, `opt.repeats` samples each (the slowest rank's);
+// nothing when nothing travels to that region (the reduced plan's corners).
+std::optional<PackBenchResult> measure_box(MPI_Comm comm, const PackBenchOptions& opt, const Plan& plan,
+                                           const std::span<const FieldView> fields, const Offset& o) {
+  const Stage& st = plan.direct();
+  const Link* link = nullptr;
+  for (const Link& l : st.links)
+    if (l.offset == o) link = &l;
+  if (!link || link->send.empty()) return std::nullopt;
+  const Message& send = link->send;
+  const Message& recv = st.links[link->partner].recv;
+  Buffer buf(send.bytes), a(send.bytes), b(send.bytes);
+  std::memset(a.data(), 1, send.bytes);
+  const PackJob pj{&send, buf.data()}, uj{&recv, buf.data()};
+  const bool team = packs_on_team(opt.pack_threads, send.bytes);
+  const long calls = opt.iterations > 0
+                         ? opt.iterations
+                         : std::max<long>(10, static_cast<long>(8e6 / static_cast<double>(send.bytes)));
+  auto do_pack = [&] { pack({&pj, 1}, fields, opt.pack_threads); };
+  auto do_unpack = [&] { unpack({&uj, 1}, fields, opt.pack_threads); };
+  auto do_local = [&] { copy_local(*link, fields, opt.pack_threads); };
+  auto do_copy = [&] { plain_copy(a.data(), b.data(), send.bytes, team); };
+  for (int w = 0; w < opt.warmup; ++w) do_pack(), do_unpack(), do_local(), do_copy();
+
+  PackBenchResult r = describe_box(o, send, fields.front().shape, calls);
+  for (int rep = 0; rep < opt.repeats; ++rep) {
+    // Interleaved, so a drift in machine load touches all four alike.
+    r.copy_s.push_back(slowest_per_call(comm, calls, do_copy));
+    r.pack_s.push_back(slowest_per_call(comm, calls, do_pack));
+    r.unpack_s.push_back(slowest_per_call(comm, calls, do_unpack));
+    r.local_s.push_back(slowest_per_call(comm, calls, do_local));
+  }
+  return r;
+}
+
+// Every box kind of an L^d subdomain in one layout, the results on rank 0.
+void measure_layout(MPI_Comm comm, const PackBenchOptions& opt, const ComponentPredicate& travels, long L,
+                    Layout layout, std::vector<PackBenchResult>& results, std::ostream& log) {
+  const int rank = comm_rank(comm);
+  // This rank's own periodic lattice: every neighbour is itself, so the
+  // plan holds a message and a local copy for every box, and no MPI.
+  DecompositionSpec spec;
+  spec.ndim = opt.ndim;
+  for (int d = 0; d < opt.ndim; ++d) spec.global[d] = L;
+  Decomposition dec(MPI_COMM_SELF, spec);
+  const FieldShape shape = FieldShape::make(dec, opt.type, opt.ncomp, opt.halo, layout);
+  auto storage = allocate_aligned<std::byte>(static_cast<size_t>(shape.elements()) * element_size(opt.type));
+  for (size_t i = 0; i < static_cast<size_t>(shape.elements()) * element_size(opt.type); ++i)
+    storage[i] = static_cast<std::byte>(i * 7);
+  const FieldView view{shape, storage.get()};
+  const std::span<const FieldView> fields(&view, 1);
+  PlanOptions po;
+  po.regions = opt.plan == "faces" ? Regions::faces : Regions::all;
+  po.pack_threads = opt.pack_threads;
+  const Plan plan(dec, {FieldSpec{shape, travels}}, po);
+
+  for (const Offset& o : box_kinds(opt.ndim)) {
+    std::optional<PackBenchResult> r = measure_box(comm, opt, plan, fields, o);
+    if (!r) continue;
+    r->size = L;
+    r->layout = layout;
+    add_ratios(*r);
+    if (opt.progress && rank == 0)
+      log << "[bench pack] L=" << L << " " << to_string(layout) << " " << r->box << " done\n" << std::flush;
+    if (rank == 0) results.push_back(std::move(*r));
+  }
+}
+
 }  // namespace
 
 std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOptions& opt, std::ostream& log) {
@@ -69,85 +169,11 @@ std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOption
   if (opt.iterations < 0) throw InputError("--iterations must not be negative");
   if (opt.sizes.empty()) throw InputError("give at least one subdomain size");
   const ComponentPredicate travels = travels_for_plan(opt.plan, opt.velocity_set, opt.ncomp, opt.ndim);
-  const int rank = comm_rank(comm);
   std::vector<PackBenchResult> results;
   for (long L : opt.sizes) {
     if (L < 2 * opt.halo)
       throw InputError("subdomain size " + std::to_string(L) + " is thinner than two halos");
-    for (Layout layout : opt.layouts) {
-      // This rank's own periodic lattice: every neighbour is itself, so the
-      // plan holds a message and a local copy for every box, and no MPI.
-      DecompositionSpec spec;
-      spec.ndim = opt.ndim;
-      for (int d = 0; d < opt.ndim; ++d) spec.global[d] = L;
-      Decomposition dec(MPI_COMM_SELF, spec);
-      const FieldShape shape = FieldShape::make(dec, opt.type, opt.ncomp, opt.halo, layout);
-      auto storage =
-          allocate_aligned<std::byte>(static_cast<size_t>(shape.elements()) * element_size(opt.type));
-      for (size_t i = 0; i < static_cast<size_t>(shape.elements()) * element_size(opt.type); ++i)
-        storage[i] = static_cast<std::byte>(i * 7);
-      const FieldView view{shape, storage.get()};
-      const std::span<const FieldView> fields(&view, 1);
-      PlanOptions po;
-      po.regions = opt.plan == "faces" ? Regions::faces : Regions::all;
-      po.pack_threads = opt.pack_threads;
-      const Plan plan(dec, {FieldSpec{shape, travels}}, po);
-
-      for (const Offset& o : box_kinds(opt.ndim)) {
-        const Stage& st = plan.direct();
-        const Link* link = nullptr;
-        for (const Link& l : st.links)
-          if (l.offset == o) link = &l;
-        if (!link || link->send.empty()) continue;  // nothing travels to this region (reduced plan's corners)
-        const Message& send = link->send;
-        const Message& recv = st.links[link->partner].recv;
-        Buffer buf(send.bytes), a(send.bytes), b(send.bytes);
-        std::memset(a.data(), 1, send.bytes);
-        const PackJob pj{&send, buf.data()}, uj{&recv, buf.data()};
-        const bool team = packs_on_team(opt.pack_threads, send.bytes);
-        const long calls = opt.iterations > 0
-                               ? opt.iterations
-                               : std::max<long>(10, static_cast<long>(8e6 / static_cast<double>(send.bytes)));
-        auto do_pack = [&] { pack({&pj, 1}, fields, opt.pack_threads); };
-        auto do_unpack = [&] { unpack({&uj, 1}, fields, opt.pack_threads); };
-        auto do_local = [&] { copy_local(*link, fields, opt.pack_threads); };
-        auto do_copy = [&] { plain_copy(a.data(), b.data(), send.bytes, team); };
-        for (int w = 0; w < opt.warmup; ++w) do_pack(), do_unpack(), do_local(), do_copy();
-
-        PackBenchResult r;
-        r.size = L;
-        r.layout = layout;
-        r.box = offset_name(o);
-        r.kind = kind_of(o);
-        std::set<std::string> names;
-        for (const Part& p : send.parts)
-          for (const CopyKernel& k : p.pack) names.insert(k.name());
-        for (const std::string& n : names) r.kernels += (r.kernels.empty() ? "" : "+") + n;
-        r.bytes = static_cast<double>(send.bytes);
-        r.touched_bytes = touched_bytes(send, shape);
-        r.calls = calls;
-        for (int rep = 0; rep < opt.repeats; ++rep) {
-          // Interleaved, so a drift in machine load touches all four alike.
-          r.copy_s.push_back(slowest_per_call(comm, calls, do_copy));
-          r.pack_s.push_back(slowest_per_call(comm, calls, do_pack));
-          r.unpack_s.push_back(slowest_per_call(comm, calls, do_unpack));
-          r.local_s.push_back(slowest_per_call(comm, calls, do_local));
-        }
-        r.pack = summarize(r.pack_s), r.unpack = summarize(r.unpack_s);
-        r.local = summarize(r.local_s), r.copy = summarize(r.copy_s);
-        r.pack_ratio_to_copy = r.copy.median / r.pack.median;
-        r.unpack_ratio_to_copy = r.copy.median / r.unpack.median;
-        r.local_ratio_to_copy = r.copy.median / r.local.median;
-        const double lines = r.touched_bytes / r.bytes;
-        r.pack_lines_ratio = lines * r.pack_ratio_to_copy;
-        r.unpack_lines_ratio = lines * r.unpack_ratio_to_copy;
-        r.local_lines_ratio = lines * r.local_ratio_to_copy;
-        if (opt.progress && rank == 0)
-          log << "[bench pack] L=" << L << " " << to_string(layout) << " " << r.box << " done\n"
-              << std::flush;
-        if (rank == 0) results.push_back(std::move(r));
-      }
-    }
+    for (Layout layout : opt.layouts) measure_layout(comm, opt, travels, L, layout, results, log);
   }
   return results;
 }

@@ -5,12 +5,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "haloex/bench/record.hpp"
 #include "haloex/build_info.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "haloex/io/field_io.hpp"
+#include "haloex/measure/record.hpp"
+#include "registry.hpp"
 
 namespace haloex::cli {
 
@@ -47,6 +47,10 @@ void add_info(CLI::App& app, Runner& run) {
       j["thread_level_requested"] = "MPI_THREAD_FUNNELED";
       j["thread_level_provided"] = thread_level_name(provided);
       j["strategies"] = strategy_names();
+      // The benchmarks and their problem-size options, as haloex-lab's campaigns use them.
+      nlohmann::json benchmarks = nlohmann::json::object();
+      for (const CommandInfo& c : cli::benchmarks()) benchmarks[c.name] = c.size_option;
+      j["benchmarks"] = benchmarks;
       if (rank != 0) return 0;
       if (*json) {
         std::cout << j.dump(2) << std::endl;

@@ -7,12 +7,12 @@
 #include <iostream>
 #include <sstream>
 
-#include "commands.hpp"
-#include "haloex/bench/record.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/core/threads.hpp"
 #include "haloex/lb/monitor.hpp"
+#include "haloex/measure/record.hpp"
+#include "registry.hpp"
 
 namespace {
 
@@ -75,50 +75,24 @@ std::string usage_problem(const CLI::App& app, const CLI::ParseError& e) {
   return where + ": " + what + " (see " + where + " --help)";
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  MpiSession mpi(argc, argv);
-  const bool root = mpi.rank() == 0;
-
-  CLI::App app{
-      "haloex: halo exchanges for structured-grid codes on MPI.\n"
-      "Run under mpirun/srun for more than one rank, e.g. mpirun -np 2 haloex bench halo"};
+// The parser of every command in the registry, each setting `run` when chosen.
+void add_commands(CLI::App& app, haloex::cli::Runner& run) {
   app.set_version_flag("--version", haloex::version_text());
   app.footer(exit_statuses);
   app.require_subcommand(1);
-  haloex::cli::Runner run;
-  haloex::cli::add_info(app, run);
-  haloex::cli::add_lb(app, run);
-  haloex::cli::add_stencil(app, run);
-  CLI::App* bench = app.add_subcommand(
-      "bench", "Benchmarks (halo, pack, lb, stencil, pingpong, stream, clock, coll, overlap, monitor, io)");
+  for (const haloex::cli::CommandInfo& c : haloex::cli::commands()) c.add(app, run);
+  std::string names;
+  for (const haloex::cli::CommandInfo& c : haloex::cli::benchmarks())
+    names += (names.empty() ? "" : ", ") + std::string(c.name);
+  CLI::App* bench = app.add_subcommand("bench", "Benchmarks (" + names + ")");
   bench->require_subcommand(1);
-  haloex::cli::add_bench_halo(*bench, run);
-  haloex::cli::add_bench_pack(*bench, run);
-  haloex::cli::add_bench_lb(*bench, run);
-  haloex::cli::add_bench_pingpong(*bench, run);
-  haloex::cli::add_bench_stream(*bench, run);
-  haloex::cli::add_bench_stencil(*bench, run);
-  haloex::cli::add_bench_clock(*bench, run);
-  haloex::cli::add_bench_coll(*bench, run);
-  haloex::cli::add_bench_overlap(*bench, run);
-  haloex::cli::add_bench_monitor(*bench, run);
-  haloex::cli::add_bench_io(*bench, run);
+  for (const haloex::cli::CommandInfo& c : haloex::cli::benchmarks()) c.add(*bench, run);
+}
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // Every rank parsed the same arguments; only rank 0 talks. --help and
-    // --version arrive here too, as "errors" with exit code 0.
-    if (e.get_exit_code() == 0) {
-      std::ostringstream sink;
-      return root ? app.exit(e) : app.exit(e, sink, sink);
-    }
-    if (root) std::cerr << "haloex: error: " << usage_problem(app, e) << std::endl;
-    return 2;
-  }
-
+// The chosen command, run with the threads chosen for it; every error
+// becomes one message and its exit status.
+int run_command(const MpiSession& mpi, const haloex::cli::Runner& run) {
+  const bool root = mpi.rank() == 0;
   try {
     // Before any command starts a thread: without OMP_NUM_THREADS each rank
     // takes its share of the CPUs it may run on; with it, rank 0 warns once
@@ -149,4 +123,29 @@ int main(int argc, char** argv) {
     if (mpi.size() > 1) MPI_Abort(MPI_COMM_WORLD, 1);  // other ranks may be waiting for this one
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MpiSession mpi(argc, argv);
+  const bool root = mpi.rank() == 0;
+  CLI::App app{
+      "haloex: halo exchanges for structured-grid codes on MPI.\n"
+      "Run under mpirun/srun for more than one rank, e.g. mpirun -np 2 haloex bench halo"};
+  haloex::cli::Runner run;
+  add_commands(app, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Every rank parsed the same arguments; only rank 0 talks. --help and
+    // --version arrive here too, as "errors" with exit code 0.
+    if (e.get_exit_code() == 0) {
+      std::ostringstream sink;
+      return root ? app.exit(e) : app.exit(e, sink, sink);
+    }
+    if (root) std::cerr << "haloex: error: " << usage_problem(app, e) << std::endl;
+    return 2;
+  }
+  return run_command(mpi, run);
 }

@@ -149,4 +149,10 @@ std::vector<long> parse_long_list(const std::string& text, const std::string& wh
   return out;
 }
 
+std::array<int, 2> parse_grid_2d(const std::string& text) {
+  const std::vector<long> p = parse_long_list(text, "--procs");
+  if (p.size() != 2) throw InputError("--procs takes 2 entries (x,y), got '" + text + "'");
+  return {static_cast<int>(p[0]), static_cast<int>(p[1])};
+}
+
 }  // namespace haloex

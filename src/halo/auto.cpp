@@ -8,8 +8,8 @@
 #include <iomanip>
 #include <sstream>
 
-#include "haloex/bench/stats.hpp"
 #include "haloex/halo/strategy.hpp"
+#include "haloex/measure/stats.hpp"
 
 namespace haloex {
 

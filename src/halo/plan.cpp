@@ -81,6 +81,26 @@ std::vector<Offset> combinations(Offset base, int from, int to) {
   return out;
 }
 
+// Each part's place in the message's buffer, one after the other, and the
+// message's bytes.
+void lay_out(Message& m) {
+  size_t at = 0;
+  for (Part& p : m.parts) {
+    p.offset = at;
+    at += p.bytes;
+  }
+  m.bytes = at;
+}
+
+// The components of field f that travel to halo region o (see Plan::selected).
+std::vector<int> selected_components(const FieldSpec& f, Regions regions, const Offset& o) {
+  std::vector<int> out;
+  if (regions == Regions::faces && !is_face(o)) return out;
+  for (int c = 0; c < f.shape.ncomp; ++c)
+    if (!f.travels || f.travels(o, c)) out.push_back(c);
+  return out;
+}
+
 }  // namespace
 
 ComponentPredicate crossing_components(std::vector<Offset> dirs) {
@@ -112,12 +132,7 @@ std::string to_string(PackThreads p) {
 }
 
 std::vector<int> Plan::selected(int field, const Offset& o) const {
-  const FieldSpec& f = fields_[field];
-  std::vector<int> out;
-  if (options_.regions == Regions::faces && !is_face(o)) return out;
-  for (int c = 0; c < f.shape.ncomp; ++c)
-    if (!f.travels || f.travels(o, c)) out.push_back(c);
-  return out;
+  return selected_components(fields_[field], options_.regions, o);
 }
 
 void Plan::finish(Stage& stage) const {
@@ -125,14 +140,7 @@ void Plan::finish(Stage& stage) const {
                                      [](const FieldSpec& f) { return f.memory == FieldMemory::folded; });
   // Lay out each message, drop links with nothing to do, pair self links.
   for (Link& l : stage.links) {
-    for (Message* m : {&l.send, &l.recv}) {
-      size_t at = 0;
-      for (Part& p : m->parts) {
-        p.offset = at;
-        at += p.bytes;
-      }
-      m->bytes = at;
-    }
+    for (Message* m : {&l.send, &l.recv}) lay_out(*m);
     l.self = l.peer == dec_->rank();
   }
   std::erase_if(stage.links,
@@ -218,79 +226,157 @@ void Plan::plan_local_copies(Stage& stage) const {
   gather_local_copies(stage);
 }
 
-Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions options)
-    : dec_(&dec), fields_(std::move(fields)), options_(options) {
+namespace {
+
+// Throws unless the count limit is one MPI can take and every field was
+// built on `dec`.
+void check_plan_inputs(const Decomposition& dec, const std::vector<FieldSpec>& fields,
+                       const PlanOptions& options) {
   if (options.mpi_count_limit < 2 || options.mpi_count_limit > mpi_int_count_max)
     throw InputError("halo plan: mpi_count_limit " + std::to_string(options.mpi_count_limit) +
                      " is outside 2.." + std::to_string(mpi_int_count_max));
-  const int ndim = dec.ndim();
-  for (const FieldSpec& f : fields_) {
+  for (const FieldSpec& f : fields) {
     const FieldShape expect =
         FieldShape::make(dec, f.shape.type, f.shape.ncomp, f.shape.halo, f.shape.layout);
     if (!(expect == f.shape))
       throw InputError("a field given to the halo plan was not built on this decomposition");
   }
+}
 
-  // Direct pattern: one message per neighbour offset, each carrying exactly
-  // the components selected for the halo region it fills.
-  for (const Offset& o : dec.offsets()) {
-    Link l;
-    l.offset = o;
-    l.peer = dec.neighbour(o);
-    l.send.tag = offset_index(o);
-    l.recv.tag = offset_index(opposite(o));
-    for (int f = 0; f < static_cast<int>(fields_.size()); ++f) {
-      const FieldShape& s = fields_[f].shape;
-      Box sb, rb;
-      for (int e = 0; e < max_dims; ++e) {
-        auto [slo, shi] =
-            e < ndim ? send_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
-        auto [rlo, rhi] =
-            e < ndim ? halo_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
-        sb.lo[e] = slo, sb.hi[e] = shi, rb.lo[e] = rlo, rb.hi[e] = rhi;
-      }
-      add_part(l.send, f, sb, selected(f, opposite(o)), s);
-      add_part(l.recv, f, rb, selected(f, o), s);
+// The direct pattern's link to the neighbour at offset o: one message each
+// way, carrying exactly the components selected for the halo region it fills.
+Link direct_link(const Decomposition& dec, const std::vector<FieldSpec>& fields, Regions regions,
+                 const Offset& o) {
+  const int ndim = dec.ndim();
+  Link l;
+  l.offset = o;
+  l.peer = dec.neighbour(o);
+  l.send.tag = offset_index(o);
+  l.recv.tag = offset_index(opposite(o));
+  for (int f = 0; f < static_cast<int>(fields.size()); ++f) {
+    const FieldShape& s = fields[f].shape;
+    Box sb, rb;
+    for (int e = 0; e < max_dims; ++e) {
+      auto [slo, shi] =
+          e < ndim ? send_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
+      auto [rlo, rhi] =
+          e < ndim ? halo_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
+      sb.lo[e] = slo, sb.hi[e] = shi, rb.lo[e] = rlo, rb.hi[e] = rhi;
     }
-    direct_.links.push_back(std::move(l));
+    add_part(l.send, f, sb, selected_components(fields[f], regions, opposite(o)), s);
+    add_part(l.recv, f, rb, selected_components(fields[f], regions, o), s);
   }
-  finish(direct_);
+  return l;
+}
 
-  // Staged pattern: dimension by dimension. A message along d carries, for
-  // each halo region `p` already filled along the earlier dimensions, the
-  // union of what every region it will be forwarded to needs.
-  for (int d = 0; d < ndim; ++d) {
-    Stage stage;
-    for (int side : {-1, +1}) {
-      Link l;
-      l.offset = {0, 0, 0};
-      l.offset[d] = side;
-      l.peer = dec.neighbour(l.offset);
-      l.send.tag = offset_index(l.offset);
-      l.recv.tag = offset_index(opposite(l.offset));
-      for (int f = 0; f < static_cast<int>(fields_.size()); ++f) {
-        const FieldShape& s = fields_[f].shape;
-        for (const Offset& p : combinations({0, 0, 0}, 0, d)) {
-          if (dec.neighbour(p) == MPI_PROC_NULL) continue;  // that halo region is never filled
-          std::vector<int> send_comps, recv_comps;
-          Offset to = p, from = p;
-          to[d] = -side;
-          from[d] = side;
-          for (const Offset& q : combinations(to, d + 1, ndim))
-            send_comps = merge(send_comps, selected(f, q));
-          for (const Offset& q : combinations(from, d + 1, ndim))
-            recv_comps = merge(recv_comps, selected(f, q));
-          if (recv_comps != selected(f, from) && staged_problem_.empty())
-            staged_problem_ = "the reduced component set of halo region " + offset_name(from) +
-                              " lacks components that regions beyond it need, so a staged exchange would "
-                              "forward extra components; use a direct strategy (direct, direct-waitany, "
-                              "persistent, neighbor) with this plan";
-          add_part(l.send, f, make_box(s, p, ndim, d, true, d, side), send_comps, s);
-          add_part(l.recv, f, make_box(s, p, ndim, d, false, d, side), recv_comps, s);
-        }
-      }
-      stage.links.push_back(std::move(l));
+// The staged pattern's link along dimension d towards `side`: for each halo
+// region p already filled along the earlier dimensions, the union of what
+// every region it will be forwarded to needs. The first region whose own
+// components lack some of those sets `problem`.
+Link staged_link(const Decomposition& dec, const std::vector<FieldSpec>& fields, Regions regions, int d,
+                 int side, std::string& problem) {
+  const int ndim = dec.ndim();
+  Link l;
+  l.offset = {0, 0, 0};
+  l.offset[d] = side;
+  l.peer = dec.neighbour(l.offset);
+  l.send.tag = offset_index(l.offset);
+  l.recv.tag = offset_index(opposite(l.offset));
+  for (int f = 0; f < static_cast<int>(fields.size()); ++f) {
+    const FieldShape& s = fields[f].shape;
+    const auto selected = [&](const Offset& q) { return selected_components(fields[f], regions, q); };
+    for (const Offset& p : combinations({0, 0, 0}, 0, d)) {
+      if (dec.neighbour(p) == MPI_PROC_NULL) continue;  // that halo region is never filled
+      std::vector<int> send_comps, recv_comps;
+      Offset to = p, from = p;
+      to[d] = -side;
+      from[d] = side;
+      for (const Offset& q : combinations(to, d + 1, ndim)) send_comps = merge(send_comps, selected(q));
+      for (const Offset& q : combinations(from, d + 1, ndim)) recv_comps = merge(recv_comps, selected(q));
+      if (recv_comps != selected(from) && problem.empty())
+        problem = "the reduced component set of halo region " + offset_name(from) +
+                  " lacks components that regions beyond it need, so a staged exchange would "
+                  "forward extra components; use a direct strategy (direct, direct-waitany, "
+                  "persistent, neighbor) with this plan";
+      add_part(l.send, f, make_box(s, p, ndim, d, true, d, side), send_comps, s);
+      add_part(l.recv, f, make_box(s, p, ndim, d, false, d, side), recv_comps, s);
     }
+  }
+  return l;
+}
+
+// What a transposed plan trims its messages by: the fields, the lattice,
+// each component's writer displacement and the dimensions whose writes wrap.
+struct WriterRoutes {
+  const std::vector<FieldSpec>& fields;
+  const Decomposition& dec;
+  const std::vector<Offset>& writer;
+  std::array<bool, max_dims> wrapped;
+};
+
+// Box b of component c (of a field shaped s) cut to the sites whose writer
+// this route reaches. stage_dim < 0: the direct pattern.
+Box writer_box(const WriterRoutes& r, Box b, const FieldShape& s, int c, const Offset& link, int stage_dim) {
+  const int ndim = r.dec.ndim();
+  for (int e = 0; e < ndim; ++e) {
+    const long n = s.local[e];
+    const int v = r.writer[c][e];
+    if (v == 0 || r.wrapped[e] || (stage_dim < 0 ? link[e] != 0 : e == stage_dim)) continue;
+    if (b.lo[e] < 0 || b.hi[e] > n) continue;  // a halo range: the components already fit
+    bool keep_low = false, keep_high = false;
+    if (stage_dim >= 0 && e > stage_dim) {
+      // An earlier reverse stage brought what neighbours along e wrote,
+      // unless there is no neighbour (a wall).
+      Offset lo{0, 0, 0}, hi{0, 0, 0};
+      lo[e] = -1;
+      hi[e] = 1;
+      keep_low = r.dec.neighbour(lo) != MPI_PROC_NULL;
+      keep_high = r.dec.neighbour(hi) != MPI_PROC_NULL;
+    }
+    // Writer h - v must lie in [0, n) along e.
+    if (v > 0 && !keep_low) b.lo[e] = std::max(b.lo[e], static_cast<long>(v));
+    if (v < 0 && !keep_high) b.hi[e] = std::min(b.hi[e], n + v);
+  }
+  return b;
+}
+
+// Message m with each part split by component into the boxes whose writers
+// this route reaches (writer_box), laid out afresh. stage_dim < 0: the
+// direct pattern.
+Message trimmed(const WriterRoutes& r, const Message& m, const Offset& link, int stage_dim) {
+  Message out;
+  out.tag = m.tag;
+  for (const Part& p : m.parts) {
+    const FieldShape& s = r.fields[p.field].shape;
+    std::vector<std::pair<Box, std::vector<int>>> groups;
+    for (int c : p.comps) {
+      const Box b = writer_box(r, p.box, s, c, link, stage_dim);
+      if (b.empty()) continue;
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == b; });
+      if (g == groups.end())
+        groups.push_back({b, {c}});
+      else
+        g->second.push_back(c);
+    }
+    for (auto& [box, comps] : groups) add_part(out, p.field, box, std::move(comps), s);
+  }
+  lay_out(out);
+  return out;
+}
+
+}  // namespace
+
+Plan::Plan(const Decomposition& dec, std::vector<FieldSpec> fields, PlanOptions options)
+    : dec_(&dec), fields_(std::move(fields)), options_(options) {
+  check_plan_inputs(dec, fields_, options);
+  for (const Offset& o : dec.offsets())
+    direct_.links.push_back(direct_link(dec, fields_, options_.regions, o));
+  finish(direct_);
+  // Staged pattern: dimension by dimension (staged_link).
+  for (int d = 0; d < dec.ndim(); ++d) {
+    Stage stage;
+    for (int side : {-1, +1})
+      stage.links.push_back(staged_link(dec, fields_, options_.regions, d, side, staged_problem_));
     finish(stage);
     staged_.push_back(std::move(stage));
   }
@@ -301,65 +387,19 @@ Plan Plan::transposed(const std::vector<Offset>& writer, std::array<bool, max_di
     if (f.shape.ncomp != static_cast<int>(writer.size()))
       throw Error("transposed plan: a field has " + std::to_string(f.shape.ncomp) + " components but " +
                   std::to_string(writer.size()) + " writer displacements were given");
-  const int ndim = dec_->ndim();
-  // stage_dim < 0: the direct pattern. Returns the message with each part
-  // split by component into the boxes whose writers this route reaches.
-  auto trim = [&](const Message& m, const Offset& link, int stage_dim) {
-    Message out;
-    out.tag = m.tag;
-    for (const Part& p : m.parts) {
-      const FieldShape& s = fields_[p.field].shape;
-      std::vector<std::pair<Box, std::vector<int>>> groups;
-      for (int c : p.comps) {
-        Box b = p.box;
-        for (int e = 0; e < ndim; ++e) {
-          const long n = s.local[e];
-          const int v = writer[c][e];
-          if (v == 0 || wrapped[e] || (stage_dim < 0 ? link[e] != 0 : e == stage_dim)) continue;
-          if (b.lo[e] < 0 || b.hi[e] > n) continue;  // a halo range: the components already fit
-          bool keep_low = false, keep_high = false;
-          if (stage_dim >= 0 && e > stage_dim) {
-            // An earlier reverse stage brought what neighbours along e wrote,
-            // unless there is no neighbour (a wall).
-            Offset lo{0, 0, 0}, hi{0, 0, 0};
-            lo[e] = -1;
-            hi[e] = 1;
-            keep_low = dec_->neighbour(lo) != MPI_PROC_NULL;
-            keep_high = dec_->neighbour(hi) != MPI_PROC_NULL;
-          }
-          // Writer h - v must lie in [0, n) along e.
-          if (v > 0 && !keep_low) b.lo[e] = std::max(b.lo[e], static_cast<long>(v));
-          if (v < 0 && !keep_high) b.hi[e] = std::min(b.hi[e], n + v);
-        }
-        if (b.empty()) continue;
-        auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == b; });
-        if (g == groups.end())
-          groups.push_back({b, {c}});
-        else
-          g->second.push_back(c);
-      }
-      for (auto& [box, comps] : groups) add_part(out, p.field, box, std::move(comps), s);
-    }
-    size_t at = 0;
-    for (Part& p : out.parts) {
-      p.offset = at;
-      at += p.bytes;
-    }
-    out.bytes = at;
-    return out;
-  };
+  const WriterRoutes routes{fields_, *dec_, writer, wrapped};
   Plan t = *this;
   for (Link& l : t.direct_.links) {
     // Tags travel with their messages, so the peer's reversed receive still
     // matches our reversed send.
-    Message send = trim(l.recv, l.offset, -1), recv = trim(l.send, l.offset, -1);
+    Message send = trimmed(routes, l.recv, l.offset, -1), recv = trimmed(routes, l.send, l.offset, -1);
     l.send = std::move(send);
     l.recv = std::move(recv);
   }
   for (size_t d = 0; d < t.staged_.size(); ++d)
     for (Link& l : t.staged_[d].links) {
-      Message send = trim(l.recv, l.offset, static_cast<int>(d)),
-              recv = trim(l.send, l.offset, static_cast<int>(d));
+      Message send = trimmed(routes, l.recv, l.offset, static_cast<int>(d)),
+              recv = trimmed(routes, l.send, l.offset, static_cast<int>(d));
       l.send = std::move(send);
       l.recv = std::move(recv);
     }

@@ -133,15 +133,32 @@ class Shm final : public Strategy {
   // along the same peer and tag as the data would travel, in order; the
   // reader checks that the sizes agree.
   void connect(MPI_Comm comm, const std::vector<int>& node_rank) {
-    constexpr size_t words = 6;
     const size_t ns = shm_to_->blocks.size(), nr = shm_from_->blocks.size();
-    std::vector<std::uint64_t> out(words * ns), in(words * nr);
+    std::vector<std::uint64_t> out(where_words * ns), in(where_words * nr);
     std::vector<std::vector<long>> geometry_out(ns), geometry_in(nr);
     std::vector<MPI_Request> reqs;
-    for (size_t k = 0; k < nr; ++k) {
+    receive_where(comm, in, geometry_in, reqs);
+    send_where(comm, out, geometry_out, reqs);
+    mpi_check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    std::string mismatch;
+    for (size_t k = 0; k < nr; ++k)
+      add_source(shm_from_->blocks[k], &in[where_words * k], geometry_in[k], node_rank, mismatch);
+    // Every rank agrees before any throws (a rank alone would leave the
+    // others waiting in a collective).
+    throw_if_any(comm, mismatch);
+  }
+
+  // Words of the message that says where a block sits (see connect).
+  static constexpr size_t where_words = 6;
+
+  // Posts the receives of where each node neighbour's block sits (and, with
+  // zero copy, its geometry) into `in` and `geometry_in`.
+  void receive_where(MPI_Comm comm, std::vector<std::uint64_t>& in,
+                     std::vector<std::vector<long>>& geometry_in, std::vector<MPI_Request>& reqs) const {
+    for (size_t k = 0; k < shm_from_->blocks.size(); ++k) {
       const PeerBlock& b = shm_from_->blocks[k];
       reqs.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Irecv(&in[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()),
+      mpi_check(MPI_Irecv(&in[where_words * k], where_words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()),
                 "MPI_Irecv");
       if (!zero_copy_) continue;
       geometry_in[k].resize(geometry_words(b));
@@ -150,15 +167,22 @@ class Shm final : public Strategy {
                           b.tag, comm, &reqs.back()),
                 "MPI_Irecv");
     }
-    const std::uint64_t descriptors = ns * sizeof(Header);
-    for (size_t k = 0; k < ns; ++k) {
+  }
+
+  // Posts the sends of where each of our blocks sits (and, with zero copy,
+  // its geometry) from `out` and `geometry_out`, which must outlive them.
+  void send_where(MPI_Comm comm, std::vector<std::uint64_t>& out,
+                  std::vector<std::vector<long>>& geometry_out, std::vector<MPI_Request>& reqs) const {
+    const std::uint64_t descriptors = shm_to_->blocks.size() * sizeof(Header);
+    for (size_t k = 0; k < shm_to_->blocks.size(); ++k) {
       const PeerBlock& b = shm_to_->blocks[k];
-      const std::uint64_t where[words] = {k,        descriptors, layout_.slots, layout_.slot_bytes,
-                                          b.offset, b.bytes};
-      std::copy(where, where + words, &out[words * k]);
+      const std::uint64_t where[where_words] = {k,        descriptors, layout_.slots, layout_.slot_bytes,
+                                                b.offset, b.bytes};
+      std::copy(where, where + where_words, &out[where_words * k]);
       reqs.push_back(MPI_REQUEST_NULL);
-      mpi_check(MPI_Isend(&out[words * k], words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()),
-                "MPI_Isend");
+      mpi_check(
+          MPI_Isend(&out[where_words * k], where_words, MPI_UINT64_T, b.peer, b.tag, comm, &reqs.back()),
+          "MPI_Isend");
       if (!zero_copy_) continue;
       geometry_out[k] = geometry_of(b);
       reqs.push_back(MPI_REQUEST_NULL);
@@ -166,32 +190,30 @@ class Shm final : public Strategy {
                           b.tag, comm, &reqs.back()),
                 "MPI_Isend");
     }
-    mpi_check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-    std::string mismatch;
-    for (size_t k = 0; k < nr; ++k) {
-      const PeerBlock& b = shm_from_->blocks[k];
-      const std::uint64_t* w = &in[words * k];
-      if (w[5] != b.bytes) {
-        mismatch = "shm: rank " + std::to_string(b.peer) + " sends " + std::to_string(w[5]) +
-                   " bytes where " + std::to_string(b.bytes) + " are expected";
-        continue;
-      }
-      std::byte* part = window_->part(node_rank[static_cast<size_t>(b.peer)]);
-      Source src;
-      src.header = reinterpret_cast<Header*>(part) + w[0];
-      src.descriptors = reinterpret_cast<const Descriptor*>(part + w[1]);
-      src.writer = b.peer;
-      src.bytes = b.bytes;
-      // The block's jobs, placed at its offset inside each of the writer's slots.
-      const PeerBlock at_start{b.peer, b.tag, 0, b.bytes, b.jobs};
-      for (int s = 0; s < 2 && !zero_copy_; ++s)
-        src.jobs[s] = PeerMessages::block_jobs_at(at_start, part + w[2] + s * w[3] + w[4]);
-      if (zero_copy_) src.copies = copies_from(b, geometry_in[k], mismatch);
-      sources_.push_back(std::move(src));
+  }
+
+  // The source of node neighbour block b, from where its writer says it sits
+  // (`w`) and, with zero copy, its geometry; a size that disagrees goes to
+  // `mismatch` instead.
+  void add_source(const PeerBlock& b, const std::uint64_t* w, const std::vector<long>& geometry,
+                  const std::vector<int>& node_rank, std::string& mismatch) {
+    if (w[5] != b.bytes) {
+      mismatch = "shm: rank " + std::to_string(b.peer) + " sends " + std::to_string(w[5]) + " bytes where " +
+                 std::to_string(b.bytes) + " are expected";
+      return;
     }
-    // Every rank agrees before any throws (a rank alone would leave the
-    // others waiting in a collective).
-    throw_if_any(comm, mismatch);
+    std::byte* part = window_->part(node_rank[static_cast<size_t>(b.peer)]);
+    Source src;
+    src.header = reinterpret_cast<Header*>(part) + w[0];
+    src.descriptors = reinterpret_cast<const Descriptor*>(part + w[1]);
+    src.writer = b.peer;
+    src.bytes = b.bytes;
+    // The block's jobs, placed at its offset inside each of the writer's slots.
+    const PeerBlock at_start{b.peer, b.tag, 0, b.bytes, b.jobs};
+    for (int s = 0; s < 2 && !zero_copy_; ++s)
+      src.jobs[s] = PeerMessages::block_jobs_at(at_start, part + w[2] + s * w[3] + w[4]);
+    if (zero_copy_) src.copies = copies_from(b, geometry, mismatch);
+    sources_.push_back(std::move(src));
   }
 
   // Geometry message: the writer's interior extents per field (3 each),

@@ -2,6 +2,7 @@
 // rank, checksums of a block, and placing a block into the aggregator.
 #include <cstring>
 
+#include "haloex/io/blocks.hpp"
 #include "io_impl.hpp"
 
 namespace haloex {

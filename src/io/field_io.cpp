@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "haloex/build_info.hpp"
+#include "haloex/core/durable.hpp"
 #include "haloex/core/mpi.hpp"
-#include "haloex/io/durable.hpp"
 #include "io_impl.hpp"
 
 namespace haloex {
@@ -33,6 +33,75 @@ IoMetadata layout_of(const Decomposition& dec, const IoElement& e) {
     m.size[d] = dec.global_size(d);
     m.periodic[d] = d < dec.ndim() ? dec.periodic(d) : false;
     m.process_grid[d] = dec.procs(d);
+  }
+  return m;
+}
+
+// The data file, written on every rank, flushed by every rank (on a
+// parallel file system, its own node's dirty pages) and then renamed into
+// place by its writer. `err` is this rank's write error; a failure on any
+// rank throws on all, and the writer removes its part file.
+void commit_data_file(MPI_Comm comm, std::string err, bool writer, const std::string& path, long step) {
+  const std::string tmp = part_name(path);
+  try {
+    throw_if_any(comm, err);
+    kill_point("data-written", step);
+    err = fsync_path(tmp);
+    throw_if_any(comm, err);
+    if (writer) err = durable_rename(tmp, path);
+    throw_if_any(comm, err);
+  } catch (...) {
+    if (writer) std::remove(tmp.c_str());
+    throw;
+  }
+}
+
+// Per file, on rank 0: its bytes (from its writer) and its checksum (summed
+// over its ranks).
+struct FileTotals {
+  std::vector<uint64_t> sums;
+  std::vector<long> sizes;
+};
+
+FileTotals file_totals(MPI_Comm comm, const IoGrid& grid, uint64_t checksum, bool writer,
+                       const std::string& path) {
+  const int nf = grid.files();
+  std::vector<uint64_t> sums(static_cast<size_t>(nf), 0);
+  std::vector<long> sizes(static_cast<size_t>(nf), 0);
+  FileTotals all{std::vector<uint64_t>(static_cast<size_t>(nf), 0),
+                 std::vector<long>(static_cast<size_t>(nf), 0)};
+  sums[static_cast<size_t>(grid.file_index())] = checksum;
+  if (writer) {
+    std::error_code ec;
+    sizes[static_cast<size_t>(grid.file_index())] = static_cast<long>(fs::file_size(path, ec));
+  }
+  mpi_check(MPI_Reduce(sums.data(), all.sums.data(), nf, MPI_UINT64_T, MPI_SUM, 0, comm), "MPI_Reduce");
+  mpi_check(MPI_Reduce(sizes.data(), all.sizes.data(), nf, MPI_LONG, MPI_SUM, 0, comm), "MPI_Reduce");
+  return all;
+}
+
+// The metadata of a completed write of `stem` at `step` (rank 0), its
+// extra and hints aside: the quantity, the lattice and every file's block,
+// bytes and checksum.
+IoMetadata completed_metadata(const Decomposition& dec, const IoElement& element, const IoGrid& grid,
+                              const IoOptions& options, const std::string& stem, long step,
+                              const FileTotals& totals) {
+  IoMetadata m = layout_of(dec, element);
+  m.name = element.name.empty() ? fs::path(stem).filename().string() : element.name;
+  m.step = step;
+  m.format = options.format;
+  m.endianness = native_endianness();
+  m.io_grid = grid.grid();
+  if (m.format == IoFormat::hdf5) m.dataset = "/data";
+  const int nf = grid.files();
+  for (int f = 0; f < nf; ++f) {
+    const Box b = grid.file_box(f);
+    FileEntry e;
+    e.path = data_file_name(stem, f, nf, options.format);
+    for (int d = 0; d < 3; ++d) e.extent[d] = b.extent(d), e.offset[d] = b.lo[d];
+    e.bytes = totals.sizes[static_cast<size_t>(f)];
+    e.checksum = totals.sums[static_cast<size_t>(f)];
+    m.files.push_back(e);
   }
   return m;
 }
@@ -96,62 +165,23 @@ IoEvent FieldIo::write_end() {
   if (!pending_) throw Error("write_end called with no write pending");
   pending_ = false;
   const double t0 = MPI_Wtime();
-  const std::string& path = path_;
-  const std::string tmp = part_name(path);
   std::string err = impl_->write_end();
   if (err.empty()) err = begin_error_;
   const bool writer = grid_.comm_rank() == 0;  // renames its block's file
-  try {
-    throw_if_any(dec_.comm(), err);
-    kill_point("data-written", step_);
-    // Every rank flushes what it wrote (on a parallel file system, its own
-    // node's dirty pages), then the writer renames.
-    err = fsync_path(tmp);
-    throw_if_any(dec_.comm(), err);
-    if (writer) err = durable_rename(tmp, path);
-    throw_if_any(dec_.comm(), err);
-  } catch (...) {
-    if (writer) std::remove(tmp.c_str());
-    throw;
-  }
+  commit_data_file(dec_.comm(), err, writer, path_, step_);
   kill_point("data-renamed", step_);
 
-  // Per file: bytes from its writer, checksum summed over its ranks.
-  const int nf = grid_.files();
-  std::vector<uint64_t> sums(static_cast<size_t>(nf), 0), all_sums(static_cast<size_t>(nf), 0);
-  std::vector<long> sizes(static_cast<size_t>(nf), 0), all_sizes(static_cast<size_t>(nf), 0);
-  sums[static_cast<size_t>(grid_.file_index())] = checksum_;
-  if (writer) {
-    std::error_code ec;
-    sizes[static_cast<size_t>(grid_.file_index())] = static_cast<long>(fs::file_size(path, ec));
-  }
   MPI_Comm comm = dec_.comm();
-  mpi_check(MPI_Reduce(sums.data(), all_sums.data(), nf, MPI_UINT64_T, MPI_SUM, 0, comm), "MPI_Reduce");
-  mpi_check(MPI_Reduce(sizes.data(), all_sizes.data(), nf, MPI_LONG, MPI_SUM, 0, comm), "MPI_Reduce");
+  const FileTotals totals = file_totals(comm, grid_, checksum_, writer, path_);
   const std::string meta_path = stem_ + ".json";
   err.clear();
   IoEvent ev;
   ev.metadata_path = meta_path;
   ev.hints_applied = impl_->hints_applied();  // (each rank: its own file's)
-  ev.files = nf;
+  ev.files = grid_.files();
   if (dec_.rank() == 0) {
-    IoMetadata m = layout_of(dec_, agg_.element());
-    m.name = agg_.element().name.empty() ? fs::path(stem_).filename().string() : agg_.element().name;
-    m.step = step_;
-    m.format = options_.format;
-    m.endianness = native_endianness();
-    m.io_grid = grid_.grid();
-    if (m.format == IoFormat::hdf5) m.dataset = "/data";
-    for (int f = 0; f < nf; ++f) {
-      const Box b = grid_.file_box(f);
-      FileEntry e;
-      e.path = data_file_name(stem_, f, nf, options_.format);
-      for (int d = 0; d < 3; ++d) e.extent[d] = b.extent(d), e.offset[d] = b.lo[d];
-      e.bytes = all_sizes[static_cast<size_t>(f)];
-      e.checksum = all_sums[static_cast<size_t>(f)];
-      ev.bytes += e.bytes;
-      m.files.push_back(e);
-    }
+    IoMetadata m = completed_metadata(dec_, agg_.element(), grid_, options_, stem_, step_, totals);
+    for (const FileEntry& e : m.files) ev.bytes += e.bytes;
     m.extra = extra_;
     m.hints = io_hints_text(options_.hints);
     m.hints_applied = impl_->hints_applied();

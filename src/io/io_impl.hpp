@@ -10,6 +10,7 @@
 #include "haloex/core/mpi_hints.hpp"
 #include "haloex/grid/decomposition.hpp"
 #include "haloex/io/aggregator.hpp"
+#include "haloex/io/blocks.hpp"
 #include "haloex/io/io_grid.hpp"
 #include "haloex/io/metadata.hpp"
 
@@ -39,22 +40,5 @@ class IoImpl {
 std::unique_ptr<IoImpl> make_mpiio_impl(IoFormat format, size_t count_limit, const IoHints& hints);
 /// Parallel HDF5 (throws InputError when not built in).
 std::unique_ptr<IoImpl> make_hdf5_impl(const IoHints& hints);
-
-/// This rank's subdomain in global coordinates.
-Box subdomain_box(const Decomposition& dec);
-
-/// The intersection of a file's block with this rank's subdomain, in global
-/// coordinates (empty when they do not overlap).
-Box overlap_with(const FileEntry& f, const Decomposition& dec);
-
-/// The checksum of a block of values at `box` (global coordinates); `values`
-/// hold the box's sites in the order m.order, and the element indices are
-/// those of the whole lattice (m.size) in that order.
-uint64_t block_checksum(const std::byte* values, const Box& box, const IoMetadata& m);
-
-/// Copy a block of values (sites in `order`, `box` in global coordinates,
-/// inside this rank's subdomain) into the aggregator.
-void place_block(const std::byte* values, const Box& box, SiteOrder order, const Decomposition& dec,
-                 Aggregator& agg);
 
 }  // namespace haloex

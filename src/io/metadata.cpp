@@ -152,6 +152,93 @@ SiteOrder order_of(const nlohmann::json& j, const std::string& source) {
       "no \"site_order\" entry, and \"order\" is not one haloex wrote: the order of the sites is unknown");
 }
 
+// The quantity's name, step, format and element (type, components and
+// record bytes, which must agree).
+void read_element(const nlohmann::json& j, const std::string& source, IoMetadata& m) {
+  m.name = get<std::string>(j, "name", source);
+  m.element.name = m.name;
+  m.step = get<long>(j, "step", source);
+  try {
+    m.format = parse_io_format(get<std::string>(j, "format", source));
+    m.element.type = parse_io_type(get<std::string>(j, "type", source));
+  } catch (const InputError& e) {
+    bad(source, e.what());
+  }
+  m.element.ncomp = get<int>(j, "ncomp", source);
+  if (m.element.ncomp < 1) bad(source, "\"ncomp\" must be >= 1");
+  m.element.components = get<std::vector<std::string>>(j, "components", source);
+  if (get<long>(j, "record_bytes", source) != static_cast<long>(m.element.record_bytes(m.format)))
+    bad(source, "\"record_bytes\" does not match the type, ncomp and format");
+}
+
+// The site order, byte order and lattice, and its sites, which with the
+// bytes of a file holding them all must fit a long: the checks of the files
+// multiply extents (a "size" of [2^62, 2^62, 1] overflowed).
+long read_lattice(const nlohmann::json& j, const std::string& source, IoMetadata& m) {
+  m.order = order_of(j, source);
+  m.endianness = get<std::string>(j, "endianness", source);
+  if (m.endianness != "little" && m.endianness != "big")
+    bad(source, "\"endianness\" must be \"little\" or \"big\"");
+  m.ndim = get<int>(j, "ndim", source);
+  if (m.ndim != 2 && m.ndim != 3) bad(source, "\"ndim\" must be 2 or 3");
+  m.size = triple<long>(j, "size", source);
+  m.periodic = triple<bool>(j, "periodic", source);
+  m.io_grid = triple<int>(j, "io_grid", source);
+  m.process_grid = triple<int>(j, "process_grid", source);
+  const long record = static_cast<long>(m.element.record_bytes(m.format));
+  long sites = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (m.size[d] < 1) bad(source, "\"size\" entries must be >= 1");
+    if (m.size[d] > std::numeric_limits<long>::max() / record / sites) bad(source, "\"size\" is too large");
+    sites *= m.size[d];
+    if (m.io_grid[d] < 1 || m.io_grid[d] > m.size[d])
+      bad(source, "\"io_grid\" entries must lie in [1, size]");
+  }
+  return sites;
+}
+
+// The sites of a file's block (inside the lattice, so the product fits a long).
+long block_sites(const FileEntry& f) { return f.extent[0] * f.extent[1] * f.extent[2]; }
+
+// One entry of "files": a file beside the metadata, its block inside the
+// lattice and, outside HDF5, its bytes those of the block.
+FileEntry read_file_entry(const nlohmann::json& e, const std::string& where, const IoMetadata& m) {
+  FileEntry f;
+  f.path = get<std::string>(e, "path", where);
+  if (f.path.empty() || f.path.find('/') != std::string::npos)
+    bad(where, "\"path\" must be a file name beside the metadata");
+  f.extent = triple<long>(e, "extent", where);
+  f.offset = triple<long>(e, "offset", where);
+  f.bytes = get<long>(e, "bytes", where);
+  f.checksum = parse_checksum(get<std::string>(e, "checksum", where), where);
+  for (int d = 0; d < 3; ++d)
+    // (extent > size - offset, not offset + extent > size: that sum
+    // overflowed for an offset near 2^63.)
+    if (f.extent[d] < 1 || f.offset[d] < 0 || f.extent[d] > m.size[d] - f.offset[d])
+      bad(where, "the block lies outside the lattice");
+  if (m.format != IoFormat::hdf5 &&
+      f.bytes != block_sites(f) * static_cast<long>(m.element.record_bytes(m.format)))
+    bad(where, "\"bytes\" does not match the block's extent");
+  return f;
+}
+
+// The files, one per block of the I/O grid, covering the lattice's `sites`
+// exactly once.
+void read_files(const nlohmann::json& j, const std::string& source, long sites, IoMetadata& m) {
+  if (!j.contains("files") || !j["files"].is_array()) bad(source, "no \"files\" list");
+  long volume = 0;
+  for (size_t i = 0; i < j["files"].size(); ++i) {
+    const FileEntry f = read_file_entry(j["files"][i], source + ": files[" + std::to_string(i) + "]", m);
+    const long v = block_sites(f);
+    if (v > sites - volume) bad(source, "the files do not cover the lattice exactly once");
+    volume += v;
+    m.files.push_back(f);
+  }
+  if (m.files.size() != static_cast<size_t>(long{m.io_grid[0]} * m.io_grid[1] * m.io_grid[2]))
+    bad(source, "the number of files does not match the io_grid");
+  if (volume != sites) bad(source, "the files do not cover the lattice exactly once");
+}
+
 }  // namespace
 
 nlohmann::json IoMetadata::to_json() const {
@@ -194,72 +281,10 @@ IoMetadata IoMetadata::from_json(const nlohmann::json& j, const std::string& sou
   if (get<int>(j, "haloex_io", source) != 1)
     bad(source, "\"haloex_io\" must be 1 (written by a newer haloex?)");
   IoMetadata m;
-  m.name = get<std::string>(j, "name", source);
-  m.element.name = m.name;
-  m.step = get<long>(j, "step", source);
-  try {
-    m.format = parse_io_format(get<std::string>(j, "format", source));
-    m.element.type = parse_io_type(get<std::string>(j, "type", source));
-  } catch (const InputError& e) {
-    bad(source, e.what());
-  }
-  m.element.ncomp = get<int>(j, "ncomp", source);
-  if (m.element.ncomp < 1) bad(source, "\"ncomp\" must be >= 1");
-  m.element.components = get<std::vector<std::string>>(j, "components", source);
-  if (get<long>(j, "record_bytes", source) != static_cast<long>(m.element.record_bytes(m.format)))
-    bad(source, "\"record_bytes\" does not match the type, ncomp and format");
-  m.order = order_of(j, source);
-  m.endianness = get<std::string>(j, "endianness", source);
-  if (m.endianness != "little" && m.endianness != "big")
-    bad(source, "\"endianness\" must be \"little\" or \"big\"");
-  m.ndim = get<int>(j, "ndim", source);
-  if (m.ndim != 2 && m.ndim != 3) bad(source, "\"ndim\" must be 2 or 3");
-  m.size = triple<long>(j, "size", source);
-  m.periodic = triple<bool>(j, "periodic", source);
-  m.io_grid = triple<int>(j, "io_grid", source);
-  m.process_grid = triple<int>(j, "process_grid", source);
-  // The sites, and the bytes of a file holding them all, must fit a long:
-  // the checks below multiply extents (a "size" of [2^62, 2^62, 1] overflowed).
-  const long record = static_cast<long>(m.element.record_bytes(m.format));
-  long sites = 1;
-  for (int d = 0; d < 3; ++d) {
-    if (m.size[d] < 1) bad(source, "\"size\" entries must be >= 1");
-    if (m.size[d] > std::numeric_limits<long>::max() / record / sites) bad(source, "\"size\" is too large");
-    sites *= m.size[d];
-    if (m.io_grid[d] < 1 || m.io_grid[d] > m.size[d])
-      bad(source, "\"io_grid\" entries must lie in [1, size]");
-  }
+  read_element(j, source, m);
+  const long sites = read_lattice(j, source, m);
   if (m.format == IoFormat::hdf5) m.dataset = get<std::string>(j, "dataset", source);
-  if (!j.contains("files") || !j["files"].is_array()) bad(source, "no \"files\" list");
-  long volume = 0;
-  for (size_t i = 0; i < j["files"].size(); ++i) {
-    const auto& e = j["files"][i];
-    const std::string where = source + ": files[" + std::to_string(i) + "]";
-    FileEntry f;
-    f.path = get<std::string>(e, "path", where);
-    if (f.path.empty() || f.path.find('/') != std::string::npos)
-      bad(where, "\"path\" must be a file name beside the metadata");
-    f.extent = triple<long>(e, "extent", where);
-    f.offset = triple<long>(e, "offset", where);
-    f.bytes = get<long>(e, "bytes", where);
-    f.checksum = parse_checksum(get<std::string>(e, "checksum", where), where);
-    long v = 1;
-    for (int d = 0; d < 3; ++d) {
-      // (extent > size - offset, not offset + extent > size: that sum
-      // overflowed for an offset near 2^63.)
-      if (f.extent[d] < 1 || f.offset[d] < 0 || f.extent[d] > m.size[d] - f.offset[d])
-        bad(where, "the block lies outside the lattice");
-      v *= f.extent[d];
-    }
-    if (m.format != IoFormat::hdf5 && f.bytes != v * record)
-      bad(where, "\"bytes\" does not match the block's extent");
-    if (v > sites - volume) bad(source, "the files do not cover the lattice exactly once");
-    volume += v;
-    m.files.push_back(f);
-  }
-  if (m.files.size() != static_cast<size_t>(long{m.io_grid[0]} * m.io_grid[1] * m.io_grid[2]))
-    bad(source, "the number of files does not match the io_grid");
-  if (volume != sites) bad(source, "the files do not cover the lattice exactly once");
+  read_files(j, source, sites, m);
   m.version = get<std::string>(j, "version", source);
   if (j.contains("hints") && j["hints"].is_string()) m.hints = j["hints"].get<std::string>();
   if (j.contains("hints_applied") && j["hints_applied"].is_object()) m.hints_applied = j["hints_applied"];

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "haloex/bench/global_clock.hpp"
-#include "haloex/bench/stats.hpp"
 #include "haloex/core/mpi.hpp"
+#include "haloex/measure/global_clock.hpp"
+#include "haloex/measure/stats.hpp"
 
 namespace haloex {
 

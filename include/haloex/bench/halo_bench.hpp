@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "haloex/bench/stats.hpp"
-#include "haloex/bench/sweep.hpp"
 #include "haloex/field/field.hpp"
 #include "haloex/halo/plan.hpp"
+#include "haloex/measure/stats.hpp"
+#include "haloex/measure/sweep.hpp"
 
 namespace haloex {
 

@@ -13,8 +13,8 @@
 
 #include "haloex/core/mpi_hints.hpp"
 
-#include "haloex/bench/stats.hpp"
 #include "haloex/io/metadata.hpp"
+#include "haloex/measure/stats.hpp"
 
 namespace haloex {
 

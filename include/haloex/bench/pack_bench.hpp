@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "haloex/bench/stats.hpp"
 #include "haloex/field/field.hpp"
 #include "haloex/halo/plan.hpp"
+#include "haloex/measure/stats.hpp"
 
 namespace haloex {
 

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "haloex/bench/stats.hpp"
-#include "haloex/bench/sweep.hpp"
 #include "haloex/halo/pack.hpp"
+#include "haloex/measure/stats.hpp"
+#include "haloex/measure/sweep.hpp"
 
 namespace haloex {
 

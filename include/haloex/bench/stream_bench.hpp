@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "haloex/bench/stats.hpp"
+#include "haloex/measure/stats.hpp"
 
 namespace haloex {
 

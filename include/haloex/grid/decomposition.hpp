@@ -112,4 +112,8 @@ std::string extents_text(const std::array<T, max_dims>& e, int ndim) {
 /// range first:last[:step] ("16:88:8" is 16, 24, ..., 88).
 std::vector<long> parse_long_list(const std::string& text, const std::string& what);
 
+/// A 2-D process grid "X,Y" given as --procs (0 = let MPI_Dims_create
+/// choose); InputError unless it has two entries.
+std::array<int, 2> parse_grid_2d(const std::string& text);
+
 }  // namespace haloex

@@ -153,7 +153,7 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const Plan& plan)
 /// runs once (interleaved, the order shuffled every round), each sample the slowest
 /// rank's time per exchange. From `samples` rounds on, every candidate is
 /// compared with the leader through the ratios of the same rounds (the
-/// median ratio's 95% interval, bench/stats.hpp); those decidedly slower
+/// median ratio's 95% interval, measure/stats.hpp); those decidedly slower
 /// leave the race. It ends when every other is slower or within 2% of the
 /// leader (then the first registered of those tied is taken: the simplest),
 /// or when `budget_s` or `max_rounds` is spent, undecided: then, of those
