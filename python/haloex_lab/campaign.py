@@ -1,5 +1,5 @@
-"""Campaigns: a TOML file listing benchmark points, expanded into mpirun
-commands, run one by one with progress and resumable from the results file.
+"""Campaigns: a TOML file listing benchmark points, expanded into points
+and their commands (runner.py runs them, resumable from the results file).
 
     [campaign]
     name = "demo"
@@ -32,19 +32,19 @@ from __future__ import annotations
 import itertools
 import os
 import shlex
-import subprocess
-import sys
-import tempfile
-import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .launchers import KINDS, SBATCH_KEYS, Launcher, LaunchError, Sbatch, Where, default_mpirun
-from .results import ResultsError, append_records, read_records
+from .launchers import KINDS, SBATCH_KEYS, Launcher, Sbatch, Where, default_mpirun
 
+# The benchmarks a campaign may run, with the option their `sizes` set. This
+# mirrors the table of src/cli/registry.cpp, which `haloex info --json`
+# prints as "benchmarks"; tests/test_strategies.py compares the two whenever
+# build/haloex exists.
 BENCHMARKS = {
     "halo": "-m",
+    "pack": "-m",
     "lb": "-L",
     "pingpong": "-m",
     "stream": "-n",
@@ -109,22 +109,18 @@ def _positive_ints(value, what: str) -> list[int]:
     return items
 
 
-def load_campaign(path: Path, results: Path | None = None, haloex: str | None = None) -> Campaign:
-    path = Path(path)
+def _read_toml(path: Path) -> dict:
     try:
-        data = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except OSError as e:
         raise CampaignError(f"cannot read campaign file {path}: {e.strerror}") from e
     except tomllib.TOMLDecodeError as e:
         raise CampaignError(f"{path}: not valid TOML: {e}") from e
-    head = data.get("campaign", {})
-    unknown = set(data) - {"campaign", "points"} | set(head) - CAMPAIGN_KEYS
-    if unknown:
-        raise CampaignError(
-            f"{path}: unknown keys {sorted(unknown)} (valid: [campaign] with "
-            f"{sorted(CAMPAIGN_KEYS)}, and [[points]])"
-        )
-    name = head.get("name", path.stem)
+
+
+def _launcher(path: Path, head: dict) -> tuple[Launcher, Sbatch | None]:
+    """[campaign]'s launcher keys, checked: the launcher that starts each
+    point, and for launcher sbatch the batch jobs around it."""
     launcher = head.get("mpirun")
     if launcher is not None and (
         not isinstance(launcher, list) or not all(isinstance(w, str) for w in launcher)
@@ -145,59 +141,92 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
     if not isinstance(cluster, str):
         raise CampaignError(f"{path}: campaign.cluster must be the emulated cluster's name (a string)")
     how = {"mpirun": launcher or default_mpirun(), "srun": srun, "sbatch": srun, "cluster": []}[kind]
+    jobs = Sbatch(Launcher("srun", srun), sbatch) if kind == "sbatch" else None
+    return Launcher("srun" if kind == "sbatch" else kind, how, cluster), jobs
+
+
+def load_campaign(path: Path, results: Path | None = None, haloex: str | None = None) -> Campaign:
+    path = Path(path)
+    data = _read_toml(path)
+    head = data.get("campaign", {})
+    unknown = set(data) - {"campaign", "points"} | set(head) - CAMPAIGN_KEYS
+    if unknown:
+        raise CampaignError(
+            f"{path}: unknown keys {sorted(unknown)} (valid: [campaign] with "
+            f"{sorted(CAMPAIGN_KEYS)}, and [[points]])"
+        )
+    name = head.get("name", path.stem)
+    launcher, sbatch = _launcher(path, head)
     camp = Campaign(
         name=name,
         results=Path(results or head.get("results", f"results/{name}/results.jsonl")),
         haloex=haloex or os.environ.get("HALOEX") or head.get("haloex", "build/haloex"),
-        launcher=Launcher("srun" if kind == "sbatch" else kind, how, cluster),
+        launcher=launcher,
         timeout_s=float(head.get("timeout_s", 600)),
-        sbatch=Sbatch(Launcher("srun", srun), sbatch) if kind == "sbatch" else None,
+        sbatch=sbatch,
     )
     raw_points = data.get("points")
     if not raw_points:
         raise CampaignError(f"{path}: no [[points]] to run")
     for i, p in enumerate(raw_points, 1):
-        where = f"{path}: points[{i}]"
-        bad = set(p) - POINT_KEYS
-        if bad:
-            raise CampaignError(f"{where}: unknown keys {sorted(bad)} (valid: {sorted(POINT_KEYS)})")
-        bench = p.get("benchmark")
-        if bench not in BENCHMARKS:
-            raise CampaignError(f"{where}: benchmark must be one of {sorted(BENCHMARKS)}, got {bench!r}")
-        args = p.get("args", [])
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise CampaignError(f"{where}: args must be a list of strings")
-        if "tasks_per_node" in p:
-            if "ranks" in p:
-                raise CampaignError(f"{where}: give ranks, or nodes and tasks_per_node (their product)")
-            places = [
-                (n, t)
-                for n in _positive_ints(p.get("nodes", 1), f"{where}.nodes")
-                for t in _positive_ints(p["tasks_per_node"], f"{where}.tasks_per_node")
-            ]
-        elif "nodes" in p:
-            raise CampaignError(f"{where}: nodes needs tasks_per_node")
-        else:
-            places = [(None, None)]
-        ranks = _positive_ints(p.get("ranks", 1), f"{where}.ranks") if places == [(None, None)] else [0]
-        threads = _positive_ints(p.get("threads", 1), f"{where}.threads")
-        sizes = [None] if "sizes" not in p else _positive_ints(p["sizes"], f"{where}.sizes")
-        extra = []
-        if "global" in p:
-            if "sizes" in p:
-                raise CampaignError(f"{where}: give sizes (per rank) or global (strong scaling), not both")
-            if bench != "halo":
-                raise CampaignError(f"{where}: global is for halo points; give --nx/--ny in args for {bench}")
-            extra = ["--global", str(_positive_ints(p["global"], f"{where}.global")[0])]
-        for (nodes, per_node), r, t, s in itertools.product(places, ranks, threads, sizes):
-            r = nodes * per_node if per_node else r
-            if bench == "pingpong" and r < 2:
-                raise CampaignError(f"{where}: pingpong needs at least 2 ranks")
-            a = list(extra) + ([BENCHMARKS[bench], str(s)] if s is not None else []) + list(args)
-            if bench == "lb":
-                a += ["-t", str(t)]
-            camp.points.append(Point(bench, r, t, a, p.get("name", ""), nodes, per_node))
+        camp.points += _points(f"{path}: points[{i}]", p)
     return camp
+
+
+def _places(where: str, p: dict) -> list[tuple[int | None, int | None]]:
+    """(nodes, tasks per node) of each placement a [[points]] entry asks
+    for; [(None, None)] when it gives ranks instead."""
+    if "tasks_per_node" in p:
+        if "ranks" in p:
+            raise CampaignError(f"{where}: give ranks, or nodes and tasks_per_node (their product)")
+        return [
+            (n, t)
+            for n in _positive_ints(p.get("nodes", 1), f"{where}.nodes")
+            for t in _positive_ints(p["tasks_per_node"], f"{where}.tasks_per_node")
+        ]
+    if "nodes" in p:
+        raise CampaignError(f"{where}: nodes needs tasks_per_node")
+    return [(None, None)]
+
+
+def _global_words(where: str, p: dict, bench: str) -> list[str]:
+    """--global N of a strong-scaling halo entry (empty without)."""
+    if "global" not in p:
+        return []
+    if "sizes" in p:
+        raise CampaignError(f"{where}: give sizes (per rank) or global (strong scaling), not both")
+    if bench != "halo":
+        raise CampaignError(f"{where}: global is for halo points; give --nx/--ny in args for {bench}")
+    return ["--global", str(_positive_ints(p["global"], f"{where}.global")[0])]
+
+
+def _points(where: str, p: dict) -> list[Point]:
+    """One [[points]] entry, checked and expanded over its placements,
+    rank counts, thread counts and sizes."""
+    bad = set(p) - POINT_KEYS
+    if bad:
+        raise CampaignError(f"{where}: unknown keys {sorted(bad)} (valid: {sorted(POINT_KEYS)})")
+    bench = p.get("benchmark")
+    if bench not in BENCHMARKS:
+        raise CampaignError(f"{where}: benchmark must be one of {sorted(BENCHMARKS)}, got {bench!r}")
+    args = p.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise CampaignError(f"{where}: args must be a list of strings")
+    places = _places(where, p)
+    ranks = _positive_ints(p.get("ranks", 1), f"{where}.ranks") if places == [(None, None)] else [0]
+    threads = _positive_ints(p.get("threads", 1), f"{where}.threads")
+    sizes = [None] if "sizes" not in p else _positive_ints(p["sizes"], f"{where}.sizes")
+    extra = _global_words(where, p, bench)
+    out = []
+    for (nodes, per_node), r, t, s in itertools.product(places, ranks, threads, sizes):
+        r = nodes * per_node if per_node else r
+        if bench == "pingpong" and r < 2:
+            raise CampaignError(f"{where}: pingpong needs at least 2 ranks")
+        a = list(extra) + ([BENCHMARKS[bench], str(s)] if s is not None else []) + list(args)
+        if bench == "lb":
+            a += ["-t", str(t)]
+        out.append(Point(bench, r, t, a, p.get("name", ""), nodes, per_node))
+    return out
 
 
 def bench_words(camp: Campaign, point: Point, out: str) -> list[str]:
@@ -210,126 +239,19 @@ def command(camp: Campaign, point: Point, out: str) -> list[str]:
     return [*camp.launcher.words(point.where), *bench_words(camp, point, out)]
 
 
+def tag_records(camp: Campaign, point: Point, records: list[dict]) -> list[dict]:
+    """A point's records as the results file keeps them: with the campaign,
+    the point's key (what resuming skips by) and its name."""
+    for r in records:
+        r["campaign"] = camp.name
+        r["campaign_point"] = point.key
+        if point.label:
+            r["point_name"] = point.label
+    return records
+
+
 def batch_script(camp: Campaign, point: Point, index: int, out: Path, log: Path) -> str:
     """The batch script of one point (launcher sbatch)."""
     assert camp.sbatch is not None
     return camp.sbatch.script(f"haloex-{camp.name}-{index}", point.where, bench_words(camp, point, str(out)),
                               log, f"haloex campaign {camp.name}, point {point.key}")  # fmt: skip
-
-
-def done_keys(results: Path) -> set[str]:
-    if not Path(results).exists():
-        return set()
-    return {r.get("campaign_point") for r in read_records(results)}
-
-
-def _clock(seconds: float) -> str:
-    s = round(seconds)
-    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
-
-
-class Progress:
-    """One line per point, or a bar redrawn in place on a terminal; the ETA
-    is the mean time of the points run so far times the points left."""
-
-    def __init__(self, total: int, stream=None):
-        self.total, self.stream, self.start = total, stream or sys.stderr, time.monotonic()
-        self.tty = self.stream.isatty()
-
-    def show(self, index: int, point: Point) -> None:
-        """Before running point `index` (from 1)."""
-        elapsed = time.monotonic() - self.start
-        ran = index - 1
-        eta = "?" if ran == 0 else _clock(elapsed / ran * (self.total - ran))
-        pct = 100 * (index - 1) / max(self.total, 1)
-        bar = "#" * int(pct / 5) + "." * (20 - int(pct / 5))
-        text = (
-            f"[{bar}] {index}/{self.total} {pct:3.0f}%  elapsed {_clock(elapsed)}  ETA {eta}  "
-            f"{point.benchmark} np={point.ranks} t={point.threads} {shlex.join(point.args)}"
-        )
-        if self.tty:
-            self.stream.write("\r\033[K" + text)
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def finish(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
-def run_campaign(camp: Campaign, dry_run: bool = False, keep_going: bool = False, out=None) -> int:
-    """Run every point not yet in the results file; returns an exit code."""
-    out = out or sys.stdout
-    try:
-        done = done_keys(camp.results)
-    except ResultsError as e:
-        raise CampaignError(f"cannot resume from {camp.results}: {e}") from e
-    todo = [p for p in camp.points if p.key not in done]
-    skipped = len(camp.points) - len(todo)
-    print(
-        f"campaign {camp.name}: {len(camp.points)} points, {skipped} already in {camp.results}, "
-        f"{len(todo)} to run",
-        file=out,
-        flush=True,
-    )
-    if dry_run:
-        for i, p in enumerate(todo, 1):
-            if camp.sbatch:
-                jobs = camp.results.parent / "jobs"
-                print(batch_script(camp, p, i, jobs / f"point-{i}.jsonl", jobs / f"point-{i}.log"), file=out)
-                continue
-            env = f"OMP_NUM_THREADS={p.threads} "
-            print(env + shlex.join(command(camp, p, str(camp.results) + ".point.tmp")), file=out)
-        return 0
-    if todo and not (Path(camp.haloex).is_file() and os.access(camp.haloex, os.X_OK)):
-        raise CampaignError(f"haloex program not found at {camp.haloex}; build it (make) or pass --haloex")
-    if camp.sbatch:
-        from .batch import run_batch
-
-        try:
-            return run_batch(camp, todo, keep_going, out)
-        except LaunchError as e:
-            raise CampaignError(str(e)) from None
-    progress = Progress(len(todo))
-    failures = 0
-    with tempfile.TemporaryDirectory(prefix="haloex-lab-") as tmpdir:
-        for i, p in enumerate(todo, 1):
-            progress.show(i, p)
-            tmp = os.path.join(tmpdir, f"point{i}.jsonl")
-            env = {**os.environ, **camp.launcher.environment(p.where)}
-            cmd = command(camp, p, tmp)
-            try:
-                proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=camp.timeout_s)
-                ok = proc.returncode == 0 and os.path.exists(tmp)
-                why = (proc.stderr or proc.stdout).strip().splitlines()[-5:] if not ok else []
-            except subprocess.TimeoutExpired:
-                ok, why = False, [f"timed out after {camp.timeout_s:.0f} s"]
-            if not ok:
-                progress.finish()
-                failures += 1
-                print(f"point failed: {shlex.join(cmd)}\n  " + "\n  ".join(why), file=sys.stderr)
-                if not keep_going:
-                    print(
-                        f"stopped; {i - 1} points of this run are saved in {camp.results}; "
-                        "run again to resume",
-                        file=sys.stderr,
-                    )
-                    return 1
-                continue
-            records = read_records(Path(tmp))
-            for r in records:
-                r["campaign"] = camp.name
-                r["campaign_point"] = p.key
-                if p.label:
-                    r["point_name"] = p.label
-            append_records(camp.results, records)
-    progress.finish()
-    print(
-        f"campaign {camp.name}: {len(todo) - failures} points run, {failures} failed; "
-        f"results in {camp.results}",
-        file=out,
-        flush=True,
-    )
-    return 1 if failures else 0

@@ -7,12 +7,13 @@ import os
 import sys
 from pathlib import Path
 
-from .campaign import CampaignError, load_campaign, run_campaign
+from .campaign import CampaignError, load_campaign
 from .cluster import ClusterError
 from .compare import CompareError
 from .fields import FieldError
 from .network import NetworkError
 from .results import ResultsError
+from .runner import run_campaign
 from .simulate import SimulateError
 
 
@@ -22,6 +23,21 @@ def _parser() -> argparse.ArgumentParser:
         description="Run campaigns of haloex benchmarks under mpirun and turn their results into reports.",
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _run_parser(sub)
+    _report_parser(sub)
+    _compare_parser(sub)
+    _show_parser(sub)
+    _model_parser(sub)
+    _project_parser(sub)
+    _network_parser(sub)
+    _simulate_parser(sub)
+    _screenshot_parser(sub)
+    _cluster_parser(sub)
+    return p
+
+
+def _run_parser(sub) -> None:
+    """haloex-lab run CAMPAIGN."""
     r = sub.add_parser(
         "run",
         help="run the points of a campaign file (resumable)",
@@ -34,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--haloex", help="path of the haloex program (default: $HALOEX or the campaign's)")
     r.add_argument("-n", "--dry-run", action="store_true", help="print the commands instead of running them")
     r.add_argument("--keep-going", action="store_true", help="go on after a point fails")
+
+
+def _report_parser(sub) -> None:
+    """haloex-lab report RESULTS."""
     rep = sub.add_parser(
         "report",
         help="markdown report, figures and recommendation from results",
@@ -45,6 +65,10 @@ def _parser() -> argparse.ArgumentParser:
         "--out", type=Path, help="where to write report.md and figures/ (default: the results folder)"
     )
     rep.add_argument("--svg", action="store_true", help="also write SVG figures")
+
+
+def _compare_parser(sub) -> None:
+    """haloex-lab compare A B."""
     cmp = sub.add_parser(
         "compare",
         help="compare two .npy fields, or two sets of results side by side",
@@ -58,6 +82,10 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("b", type=Path, help="reference .npy file (e.g. from stencil --serial), or results")
     cmp.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default: %(default)g)")
     cmp.add_argument("--atol", type=float, default=1e-8, help="absolute tolerance (default: %(default)g)")
+
+
+def _show_parser(sub) -> None:
+    """haloex-lab show METADATA."""
     sh = sub.add_parser(
         "show",
         help="render a slice of a field output or checkpoint as a PNG",
@@ -73,6 +101,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     sh.add_argument("--axis", default="z", help="the slice is normal to this axis (default: %(default)s)")
     sh.add_argument("--index", type=int, help="slice position along the axis (default: the middle)")
+
+
+def _model_parser(sub) -> None:
+    """haloex-lab model RESULTS."""
     mod = sub.add_parser(
         "model",
         help="fit a latency-bandwidth model to the ping-pong and predict each halo measurement",
@@ -81,6 +113,10 @@ def _parser() -> argparse.ArgumentParser:
         "and the copy bandwidth measured in the same run; print the fit and predicted against measured.",
     )
     mod.add_argument("results", type=Path, help="results folder or file with pingpong and halo records")
+
+
+def _project_parser(sub) -> None:
+    """haloex-lab project NETWORK."""
     pr = sub.add_parser(
         "project",
         help="project halo time and LB strong scaling to 10^5 ranks on a described network",
@@ -108,6 +144,10 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument(
         "-o", "--out", type=Path, default=Path("projection"), help="folder (default: %(default)s)"
     )
+
+
+def _network_parser(sub) -> None:
+    """haloex-lab network RESULTS."""
     nw = sub.add_parser(
         "network",
         help="describe this machine as a network file, from measured results",
@@ -125,6 +165,10 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="borrow the off-node link of this description when RESULTS measured none (joins such nodes)",
     )
+
+
+def _simulate_parser(sub) -> None:
+    """haloex-lab simulate NETWORK -- ARGS."""
     sim = sub.add_parser(
         "simulate",
         help="run haloex at many ranks on a simulated machine (SimGrid's SMPI)",
@@ -143,6 +187,10 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--keep", type=Path, help="keep the platform, host file and raw records in this folder")
     sim.add_argument("--timeout", type=float, help="give up after this many seconds of wall time")
     _calibrate_arguments(sim)
+
+
+def _screenshot_parser(sub) -> None:
+    """haloex-lab screenshot XMF."""
     shot = sub.add_parser(
         "screenshot",
         help="render an output's XDMF file in ParaView (a PNG)",
@@ -155,8 +203,6 @@ def _parser() -> argparse.ArgumentParser:
     shot.add_argument(
         "-q", "--quantity", default="velocity", help="the cell array to colour by (default: %(default)s)"
     )
-    _cluster_parser(sub)
-    return p
 
 
 CLUSTER_HELP = """\
@@ -395,6 +441,103 @@ def _calibrate_arguments(sim: argparse.ArgumentParser) -> None:
     )
 
 
+def _run(args) -> int:
+    camp = load_campaign(args.campaign, args.results, args.haloex)
+    return run_campaign(camp, dry_run=args.dry_run, keep_going=args.keep_going)
+
+
+def _compare(args) -> int:
+    """Two .npy fields element by element, or two sets of results side by side."""
+    if not (args.a.suffix == ".npy" and args.b.suffix == ".npy"):
+        from .sidebyside import compare_results
+
+        print(compare_results(args.a, args.b))
+        return 0
+    from .compare import compare_files, format_comparison
+
+    if args.rtol < 0 or args.atol < 0:
+        raise CompareError("--rtol and --atol must not be negative")
+    c = compare_files(args.a, args.b, args.rtol, args.atol)
+    print(format_comparison(args.a, args.b, c))
+    return 0 if c.ok else 1
+
+
+def _show(args) -> int:
+    from .fields import show
+
+    out = show(
+        args.metadata,
+        args.out or args.metadata.with_suffix(".png"),
+        args.component,
+        args.axis,
+        args.index,
+    )
+    print(f"wrote {out}")
+    return 0
+
+
+def _model(args) -> int:
+    from .model import model_text
+    from .results import load_results
+
+    try:
+        print(model_text(load_results(args.results)))
+    except ValueError as e:
+        raise ResultsError(str(e)) from None
+    return 0
+
+
+def _simulate(args, program: list[str]) -> int:
+    from .network import load_network
+    from .simulate import simulate
+
+    if not program:
+        raise SimulateError("give haloex's command after --, e.g. -- bench halo -L 16 --check")
+    return simulate(
+        load_network(args.network),
+        args.ranks,
+        program,
+        haloex=args.haloex,
+        ranks_per_node=args.ranks_per_node,
+        out=args.out,
+        keep=args.keep,
+        timeout_s=args.timeout,
+        calibrate=args.calibrate,
+        calibrate_on=args.calibrate_on,
+    )
+
+
+def _screenshot(args) -> int:
+    from .screenshot import screenshot
+
+    print(f"wrote {screenshot(args.xmf, args.out or args.xmf.with_suffix('.png'), args.quantity)}")
+    return 0
+
+
+def _report(args) -> int:
+    from .report import build_report  # matplotlib only when reporting
+
+    path, table = build_report(args.results, args.out, ("png", "svg") if args.svg else ("png",))
+    if table:
+        print("Recommendation (fastest strategy per subdomain size):\n")
+        print(table)
+    print(f"report: {path}")
+    return 0
+
+
+# The commands after argparse (cluster's mpirun and run are parsed apart).
+COMMANDS = {
+    "run": _run,
+    "compare": _compare,
+    "show": _show,
+    "model": _model,
+    "project": _projection_commands,
+    "network": _projection_commands,
+    "screenshot": _screenshot,
+    "report": _report,
+}
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if len(argv) >= 2 and argv[0] == "cluster" and argv[1] in ("up", "status", "down", "mpirun", "run"):
@@ -410,76 +553,9 @@ def main(argv=None) -> int:
         argv, program = argv[:cut], argv[cut + 1 :]
     args = _parser().parse_args(argv)
     try:
-        if args.command == "run":
-            camp = load_campaign(args.campaign, args.results, args.haloex)
-            return run_campaign(camp, dry_run=args.dry_run, keep_going=args.keep_going)
-        if args.command == "compare" and not (args.a.suffix == ".npy" and args.b.suffix == ".npy"):
-            from .sidebyside import compare_results
-
-            print(compare_results(args.a, args.b))
-            return 0
-        if args.command == "compare":
-            from .compare import compare_files, format_comparison
-
-            if args.rtol < 0 or args.atol < 0:
-                raise CompareError("--rtol and --atol must not be negative")
-            c = compare_files(args.a, args.b, args.rtol, args.atol)
-            print(format_comparison(args.a, args.b, c))
-            return 0 if c.ok else 1
-        if args.command == "show":
-            from .fields import show
-
-            out = show(
-                args.metadata,
-                args.out or args.metadata.with_suffix(".png"),
-                args.component,
-                args.axis,
-                args.index,
-            )
-            print(f"wrote {out}")
-            return 0
-        if args.command == "model":
-            from .model import model_text
-            from .results import load_results
-
-            try:
-                print(model_text(load_results(args.results)))
-            except ValueError as e:
-                raise ResultsError(str(e)) from None
-            return 0
-        if args.command in ("project", "network"):
-            return _projection_commands(args)
         if args.command == "simulate":
-            from .network import load_network
-            from .simulate import simulate
-
-            if not program:
-                raise SimulateError("give haloex's command after --, e.g. -- bench halo -L 16 --check")
-            return simulate(
-                load_network(args.network),
-                args.ranks,
-                program,
-                haloex=args.haloex,
-                ranks_per_node=args.ranks_per_node,
-                out=args.out,
-                keep=args.keep,
-                timeout_s=args.timeout,
-                calibrate=args.calibrate,
-                calibrate_on=args.calibrate_on,
-            )
-        if args.command == "screenshot":
-            from .screenshot import screenshot
-
-            print(f"wrote {screenshot(args.xmf, args.out or args.xmf.with_suffix('.png'), args.quantity)}")
-            return 0
-        from .report import build_report  # matplotlib only when reporting
-
-        path, table = build_report(args.results, args.out, ("png", "svg") if args.svg else ("png",))
-        if table:
-            print("Recommendation (fastest strategy per subdomain size):\n")
-            print(table)
-        print(f"report: {path}")
-        return 0
+            return _simulate(args, program)
+        return COMMANDS.get(args.command, _report)(args)
     except (CampaignError, ResultsError, CompareError, FieldError, NetworkError, SimulateError) as e:
         print(f"haloex-lab: error: {e}", file=sys.stderr)
         return 2

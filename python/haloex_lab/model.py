@@ -31,11 +31,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .stats import summarize
+from .strategies import members
 
-STAGED = {"staged", "staged-types", "sendrecv", "irecv-send", "isend-recv", "irecv-isend", "irecv-issend",
-          "red-black", "prepost", "auto"}  # fmt: skip
+# Waiting stage by stage (strategies.py has the families). An auto record
+# that does not name its choice (resolved_strategy) is costed as staged.
+STAGED = set(members("staged", "staged-types", "auto"))
 # One message per peer rank, carrying every link to it (PeerMessages).
-PER_PEER = {"direct", "direct-waitany", "persistent", "neighbor", "shm", "node-gather"}
+PER_PEER = set(members("direct", "shm", "node-gather"))
 
 
 @dataclass

@@ -39,15 +39,17 @@ from pathlib import Path
 import numpy as np
 
 from .network import Network
+from .strategies import members
 
 STOP_EFFICIENCY = 0.5
 MODES = ("blocking", "non-blocking", "overlapped")
-# The halo strategies by what their cost depends on (docs/strategies.md).
+# The families the projection costs (strategies.py lists their members;
+# docs/strategies.md), each with the names its table prints for it.
 FAMILIES = {
-    "staged": "staged, sendrecv, irecv-send, isend-recv, irecv-isend, irecv-issend, prepost, red-black",
-    "staged-types": "staged-types (MPI packs)",
-    "direct": "direct, direct-waitany, persistent, neighbor",
-    "shm": "shm (on-node neighbours read directly)",
+    "staged": ", ".join(members("staged")),
+    "staged-types": ", ".join(members("staged-types")) + " (MPI packs)",
+    "direct": ", ".join(members("direct")),
+    "shm": ", ".join(members("shm")) + " (on-node neighbours read directly)",
 }
 
 
@@ -368,7 +370,7 @@ def write_projection(
 ) -> list[Path]:
     """The table (projection.md), the records (projection.jsonl) and the
     figure (projection.png) in `out`."""
-    from .figures import projection as figure
+    from .projection_figure import figure
 
     out.mkdir(parents=True, exist_ok=True)
     md = out / "projection.md"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .analysis import machine, machine_text
 from .link_state import SLOW_LINK, link_state
+from .machines import machine, machine_text
 from .results import ResultsError, load_results
 from .stats import summarize
 

@@ -333,13 +333,13 @@ def simulate(
 
 
 def family_of(strategy: str) -> str | None:
-    """The projection's family of a strategy (projection.FAMILIES)."""
+    """The projection's family of a strategy (projection.FAMILIES), None for
+    one it does not cost (node-gather, auto, an unknown name)."""
     from .projection import FAMILIES
+    from .strategies import FAMILY
 
-    for family, members in FAMILIES.items():
-        if strategy in [m.split(" ")[0] for m in members.split(", ")]:
-            return family
-    return None
+    family = FAMILY.get(strategy)
+    return family if family in FAMILIES else None
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from haloex_lab.campaign import CampaignError, load_campaign, run_campaign
+from haloex_lab.campaign import CampaignError, load_campaign
 from haloex_lab.cli import main
+from haloex_lab.runner import run_campaign
 
 FAKE_MPIRUN = """\
 #!{python}

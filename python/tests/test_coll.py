@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from haloex_lab import coll
+from haloex_lab.benchmarks import coll
 from haloex_lab.report import build_report
 
 

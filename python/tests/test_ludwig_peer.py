@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from haloex_lab.ludwig_peer import ludwig_section
+from haloex_lab.benchmarks.ludwig import ludwig_section
 from haloex_lab.report import build_report
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from haloex_lab.peers import peers_section, pingpong_section, python_section
+from haloex_lab.benchmarks.peers import peers_section, pingpong_section, python_section
 from haloex_lab.report import build_report
 
 ROOT = Path(__file__).resolve().parents[2]

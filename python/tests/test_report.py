@@ -8,17 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from haloex_lab.analysis import (
+from haloex_lab.benchmarks.halo.points import (
     comm_work_ratio,
     halo_point,
     halo_sweeps,
-    lb_scaling,
-    recommend,
-    recommendations,
     speedups,
-    stencil_series,
     strong_series,
 )
+from haloex_lab.benchmarks.halo.recommend import recommend, recommendations
+from haloex_lab.benchmarks.lb import lb_scaling
+from haloex_lab.benchmarks.stencil import stencil_series
 from haloex_lab.cli import main
 from haloex_lab.report import build_report
 from haloex_lab.results import ResultsError, load_results
@@ -389,7 +388,7 @@ def test_output_cost_table_by_hand(tmp_path):
 
 
 def test_noise_calibration_and_physics_flags():
-    from haloex_lab.analysis import calibration, physics_flags, round_noise
+    from haloex_lab.benchmarks.halo.noise import calibration, physics_flags, round_noise
 
     # consecutive rounds 10% apart, three times: the median |ln ratio| is ln 1.1
     assert round_noise([1.0, 1.1, 1.0, 1.1]) == pytest.approx(math.log(1.1))
@@ -398,7 +397,7 @@ def test_noise_calibration_and_physics_flags():
     assert cal.noise == pytest.approx(math.log(1.1)) and cal.rounds == 5 and cal.records == 1
     assert cal.exceeded_by([1.0, 1.5, 1.0, 1.5]) and not cal.exceeded_by([1.0, 1.1, 1.0])
     # 10% between rounds is a noisy machine: the table says so
-    from haloex_lab.analysis import format_recommendations
+    from haloex_lab.benchmarks.halo.recommend import format_recommendations
 
     recs = recommendations(halo_sweeps([halo_record("staged", 8, [1e-6] * 7)]), {})
     assert "the machine was noisy during this run" in format_recommendations(recs, cal)
@@ -417,7 +416,7 @@ def test_noise_calibration_and_physics_flags():
 
 
 def test_link_probe_marks_rows_measured_in_the_slow_state():
-    from haloex_lab.analysis import format_recommendations
+    from haloex_lab.benchmarks.halo.recommend import format_recommendations
     from haloex_lab.link_state import link_state
 
     def probed(strategy, L, times, probe_us):

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from haloex_lab.analysis import HaloPoint, format_recommendations, recommend
+from haloex_lab.benchmarks.halo.points import HaloPoint
+from haloex_lab.benchmarks.halo.recommend import format_recommendations, recommend
 from haloex_lab.stats import compare_paired, median_interval, sign_test_p, summarize
 
 

@@ -6,8 +6,8 @@
 #include <ostream>
 #include <sstream>
 
-#include "haloex/measure/record.hpp"
 #include "haloex/io/field_io.hpp"
+#include "haloex/measure/record.hpp"
 
 namespace haloex {
 

@@ -1,8 +1,8 @@
 // See link_probe.hpp: a short ping-pong between ranks 0 and 1.
 #include "haloex/bench/link_probe.hpp"
 
-#include "haloex/measure/stats.hpp"
 #include "haloex/core/mpi.hpp"
+#include "haloex/measure/stats.hpp"
 
 namespace haloex {
 

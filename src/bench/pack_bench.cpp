@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "haloex/bench/halo_bench.hpp"
-#include "haloex/halo/memory_bound.hpp"
 #include "haloex/core/mpi.hpp"
+#include "haloex/halo/memory_bound.hpp"
 #include "haloex/halo/pack.hpp"
 #include "haloex/measure/record.hpp"
 

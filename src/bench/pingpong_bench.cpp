@@ -6,9 +6,9 @@
 #include <ostream>
 #include <sstream>
 
-#include "haloex/measure/record.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/core/mpi.hpp"
+#include "haloex/measure/record.hpp"
 
 namespace haloex {
 

@@ -41,43 +41,47 @@ std::unique_ptr<Strategy> make_refused_by_smpi(const Plan&, std::string_view nam
 constexpr Make* unless_smpi(Make* make) { return smpi_build ? make_refused_by_smpi : make; }
 
 const StrategyInfo registry[] = {
-    {"staged",
+    {"staged", "staged",
      "one dimension after another, 2 packed messages each (pack, Irecv, Isend, Waitall per dimension; the "
      "last "
      "dimension completes in end())",
      make_staged},
-    {"staged-types", "as staged, with MPI subarray datatypes instead of packing",
+    {"staged-types", "staged-types", "as staged, with MPI subarray datatypes instead of packing",
      unless_smpi(make_staged_types)},
-    {"direct",
+    {"direct", "direct",
      "all 3^d-1 neighbours at once (Irecv, pack, Isend), one message per neighbour rank; end waits, "
      "then unpacks",
      make_direct},
-    {"direct-waitany", "as direct, unpacking each message as it arrives (MPI_Waitany)", make_direct_waitany},
-    {"persistent", "as direct, with persistent requests created once", make_persistent},
-    {"neighbor", "one MPI_Ineighbor_alltoallv on a distributed-graph communicator",
+    {"direct-waitany", "direct", "as direct, unpacking each message as it arrives (MPI_Waitany)",
+     make_direct_waitany},
+    {"persistent", "direct", "as direct, with persistent requests created once", make_persistent},
+    {"neighbor", "direct", "one MPI_Ineighbor_alltoallv on a distributed-graph communicator",
      unless_smpi(make_neighbor)},
-    {"sendrecv", "staged, each dimension by two MPI_Sendrecv half-steps (+ then -)", make_sendrecv},
-    {"irecv-send", "staged, receives pre-posted, blocking MPI_Send", make_irecv_send},
-    {"isend-recv", "staged, MPI_Isend first, then blocking MPI_Recv", make_isend_recv},
-    {"irecv-isend", "staged, Irecv + Isend (standard mode), Waitall per dimension", make_irecv_isend},
-    {"irecv-issend",
+    {"sendrecv", "staged", "staged, each dimension by two MPI_Sendrecv half-steps (+ then -)", make_sendrecv},
+    {"irecv-send", "staged", "staged, receives pre-posted, blocking MPI_Send", make_irecv_send},
+    {"isend-recv", "staged", "staged, MPI_Isend first, then blocking MPI_Recv", make_isend_recv},
+    {"irecv-isend", "staged", "staged, Irecv + Isend (standard mode), Waitall per dimension",
+     make_irecv_isend},
+    {"irecv-issend", "staged",
      "as irecv-isend with synchronous MPI_Issend: no eager buffering in the MPI library, to see what "
      "it gains or costs",
      make_irecv_issend},
-    {"red-black", "staged, even/odd ranks alternate blocking Send and Recv (even ranks along periodic dims)",
+    {"red-black", "staged",
+     "staged, even/odd ranks alternate blocking Send and Recv (even ranks along periodic dims)",
      make_red_black},
-    {"prepost",
+    {"prepost", "staged",
      "staged, the receives of every dimension pre-posted first, then Isend + Waitall per dimension",
      make_prepost},
-    {"shm",
+    {"shm", "shm",
      "as direct, but node neighbours pack into a shared-memory window (MPI_Win_allocate_shared) and unpack "
      "from each other's, with no MPI call; other nodes through MPI",
      unless_smpi(make_shm_default)},
-    {"node-gather",
+    {"node-gather", "node-gather",
      "one message per pair of nodes: the ranks of a node pack their off-node halos into one node-memory "
      "buffer, one rank per node sends and receives them; node neighbours as direct",
      unless_smpi(make_node_gather_default)},
-    {"auto", "times every strategy above that can serve the plan (slowest rank, median) and runs the fastest",
+    {"auto", "auto",
+     "times every strategy above that can serve the plan (slowest rank, median) and runs the fastest",
      make_auto_default},
 };
 

@@ -8,8 +8,8 @@
 #include "haloex/core/durable.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/core/paths.hpp"
-#include "haloex/io/xdmf.hpp"
 #include "haloex/io/blocks.hpp"
+#include "haloex/io/xdmf.hpp"
 
 namespace haloex {
 

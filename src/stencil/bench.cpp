@@ -8,8 +8,8 @@
 #include <ostream>
 #include <variant>
 
-#include "haloex/halo/memory_bound.hpp"
 #include "haloex/core/mpi.hpp"
+#include "haloex/halo/memory_bound.hpp"
 #include "haloex/halo/strategy.hpp"
 #include "haloex/measure/record.hpp"
 #include "haloex/measure/sweep.hpp"

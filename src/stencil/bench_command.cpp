@@ -4,10 +4,10 @@
 #include <iostream>
 #include <memory>
 
-#include "haloex/stencil/bench.hpp"
 #include "haloex/core/mpi.hpp"
 #include "haloex/grid/decomposition.hpp"
 #include "haloex/measure/options.hpp"
+#include "haloex/stencil/bench.hpp"
 
 namespace haloex::cli {
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # bench_records.sh "LAUNCH" HALOEX DIR: run a tiny halo benchmark and check
-# that every JSON record parses and carries the metadata and the raw samples.
+# that every JSON record parses and carries the metadata and the raw samples;
+# then every other benchmark and `haloex lb` once, briefly, and every record
+# of them all against the schema (python/haloex_lab/records.toml).
 set -eu
 (($# == 3)) || { echo "usage: bench_records.sh LAUNCH HALOEX DIR" >&2; exit 2; }
 launch=$1 haloex=$2 dir=$3
+root=$(cd "$(dirname "$0")/../.." && pwd)
 [[ -x $haloex && ! -d $haloex ]] || { echo "not an executable: $haloex" >&2; exit 2; }
 rm -rf "$dir" && mkdir -p "$dir"
 # (An MPI setting in the environment, which every record must list.)
@@ -106,3 +109,26 @@ assert out["output_bytes_per_write"] == 12**3 * (4 * 8 + 1), out["output_bytes_p
 assert len(out["output_time_s_samples"]) == 5 and out["output_format"] == "binary" and out["hints"] == "none"
 print("lb output records OK")
 PY
+
+# Every record type against the schema: each benchmark once more, with the
+# options that add optional fields (auto, --check, --work-us, --ci, the
+# reduced plan, delays, the window, drift, output), and `haloex lb`'s
+# summary. A field a writer adds, renames or retypes without the schema
+# fails here with the file, line, record type and field.
+$launch "$haloex" bench halo -m 6 -i 5 -r 2 -x 1 -s staged,auto --plan reduced --check --work-us 1 --ci 50% \
+  --budget 1 -q -o "$dir/halo-options.jsonl" >/dev/null
+$launch "$haloex" bench pack -m 6 --ncomp 3 --layout aos -i 20 -r 2 -x 1 -q -o "$dir/pack.jsonl" >/dev/null
+$launch "$haloex" bench pingpong -m 1,1K -i 20 -r 2 --ci 50% --budget 1 -q -o "$dir/pingpong.jsonl" >/dev/null
+$launch "$haloex" bench stream -n 4096 -r 2 -q -o "$dir/stream.jsonl" >/dev/null
+$launch "$haloex" bench stencil --nx 16 --ny 12 --nz 2 --iters 2 -r 2 -x 0 -s serial,staged,auto --ci 50% \
+  --budget 1 -q -o "$dir/stencil.jsonl" >/dev/null
+$launch "$haloex" bench clock -n 10 --drift-after 0.05 -o "$dir/clock.jsonl" >/dev/null
+$launch "$haloex" bench coll -c allreduce,iallreduce -m 8 -d 0,50 -x 2 -i 3 --sync window --window-us 300 \
+  -q -o "$dir/coll.jsonl" >/dev/null
+$launch "$haloex" bench overlap -c iallreduce -m 8 -i 5 -x 1 -q -o "$dir/overlap.jsonl" >/dev/null
+$launch "$haloex" bench monitor -L 8 --steps 4 -r 2 -x 1 --configs off,nonblocking/2 \
+  -q -o "$dir/monitor.jsonl" >/dev/null
+$launch "$haloex" bench io -L 8 -i 2 -x 0 --dir "$dir/bench-io" -q -o "$dir/io.jsonl" >/dev/null
+$launch "$haloex" lb "$root/examples/periodic_box.toml" -q --set "lattice.size=[8,8,4]" run.steps=2 \
+  run.strategy=auto output.every=1 "output.dir=$dir/lb-run-out" -o "$dir/lb-run.jsonl" >/dev/null
+python3 "$root/python/haloex_lab/schema.py" check --every-type "$dir"/*.jsonl

@@ -133,7 +133,13 @@ class Strategy {
 /// A registered strategy: its name, what it does, and how to build it (the
 /// name is handed to the strategy, which reports it as name()).
 struct StrategyInfo {
-  const char* name;         ///< as input files and results name it
+  const char* name;  ///< as input files and results name it
+  /// How it moves data, as the model prices it: staged (one dimension after
+  /// another, packed by haloex), staged-types (MPI packs), direct (every
+  /// neighbour at once, one message per peer rank), shm (node neighbours
+  /// through a shared window), node-gather (one message per pair of nodes)
+  /// or auto (runs the one it chose).
+  const char* family;
   const char* description;  ///< one line for tables and `haloex info`
   std::unique_ptr<Strategy> (*make)(const Plan&, std::string_view name);  ///< builds it for a plan
 };

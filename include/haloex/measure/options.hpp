@@ -51,8 +51,10 @@ inline void add_json_and_quiet(CLI::App& cmd, std::string& json, bool& quiet,
 /// What one iteration, one sample and one warm-up run are in a benchmark's
 /// help text ("Exchanges timed per sample", ...).
 struct RepetitionHelp {
-  std::string iterations, repeats, warmup;
-  std::string iteration_names = "-i,--iterations";  // older spellings kept as aliases
+  std::string iterations;                           ///< help of -i: what one sample times
+  std::string repeats;                              ///< help of -r: what the samples are
+  std::string warmup;                               ///< help of -x: what runs untimed first
+  std::string iteration_names = "-i,--iterations";  ///< -i's names (older spellings kept as aliases)
 };
 
 /// -i/--iterations, -r/--repeats and -x/--warmup: the same names and ranges

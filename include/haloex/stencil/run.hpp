@@ -13,7 +13,7 @@ namespace haloex::stencil {
 
 /// What a run takes besides its configuration.
 struct RunOptions {
-  long iterations = 64;
+  long iterations = 64;              ///< stencil updates
   bool serial = false;               ///< the serial reference (cfg.strategy "serial", one rank)
   std::string precision = "double";  ///< "double" or "float"
   std::string out;                   ///< a .npy file for the final field, or empty

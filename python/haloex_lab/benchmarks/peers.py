@@ -3,16 +3,20 @@ same job (records of benchmark "peers", written by peers/run.py), and
 `bench pingpong` beside OSU's osu_latency ("peers_pingpong", from
 peers/pingpong.py); `make peers` runs both. Every ratio pairs two tools'
 figures of the same round. The Ludwig section (`make peers LUDWIG_SRC=...`)
-is in ludwig_peer.py."""
+is in ludwig.py."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
-from .ludwig_peer import ludwig_section
-from .stats import Comparison, compare_paired, summarize
+from ..stats import Comparison, compare_paired, summarize
 
-__all__ = ["ludwig_section", "peers_section", "pingpong_section", "python_section"]
+
+def section(records: list[dict], figdir: Path, formats) -> list[str]:
+    """GHEX and PETSc's DMDA beside haloex, the same from Python, and OSU's
+    ping-pong beside bench pingpong (no figures)."""
+    return [*peers_section(records), *python_section(records), *pingpong_section(records)]
 
 
 def _case(r: dict) -> tuple:
