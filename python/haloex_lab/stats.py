@@ -1,5 +1,5 @@
 """Statistics that fit timings (Hoefler and Belli, SC15), the same
-definitions as the C++ side (src/bench/stats.cpp):
+definitions as the C++ side (src/measure/stats.cpp):
 
 - the median with its distribution-free 95% interval from order
   statistics, which always lies within the samples' range;
