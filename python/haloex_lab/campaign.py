@@ -18,49 +18,64 @@ and their commands (runner.py runs them, resumable from the results file).
     poll_s = 5                               # seconds between looks at the queue
 
     [[points]]
-    benchmark = "halo"          # halo, lb, pingpong, stream, stencil, clock, coll, overlap, monitor or io
+    benchmark = "halo"          # any of `haloex bench --help` (haloex info --json: "benchmarks")
     ranks = [1, 2]              # one point per rank count, or nodes x tasks_per_node:
     # nodes = [1, 2]; tasks_per_node = [2, 4]   (ranks = their product)
     threads = [1]               # ... per OpenMP thread count ...
-    sizes = [16, 24, 32]        # ... and per size (-m for halo/coll/overlap,
-                                # -L for lb/monitor/io, --nz for stencil)
+    sizes = [16, 24, 32]        # ... and per size, the benchmark's size option
+                                # (-m for halo, -L for lb, --nz for stencil, ...)
     args = ["-i", "2000", "-r", "5"]
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 import os
 import shlex
+import subprocess
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .launchers import KINDS, SBATCH_KEYS, Launcher, Sbatch, Where, default_mpirun
 
-# The benchmarks a campaign may run, with the option their `sizes` set. This
-# mirrors the table of src/cli/registry.cpp, which `haloex info --json`
-# prints as "benchmarks"; tests/test_strategies.py compares the two whenever
-# build/haloex exists.
-BENCHMARKS = {
-    "halo": "-m",
-    "pack": "-m",
-    "lb": "-L",
-    "pingpong": "-m",
-    "stream": "-n",
-    "stencil": "--nz",
-    "clock": "-n",
-    "coll": "-m",
-    "overlap": "-m",
-    "monitor": "-L",
-    "io": "-L",
-}
 CAMPAIGN_KEYS = {"name", "results", "haloex", "launcher", "mpirun", "srun", "sbatch", "cluster", "timeout_s"}
 POINT_KEYS = {"benchmark", "ranks", "nodes", "tasks_per_node", "threads", "sizes", "global", "args", "name"}
 
 
 class CampaignError(Exception):
     """A campaign file that cannot be run as written."""
+
+
+def program_benchmarks(haloex: str) -> dict[str, str]:
+    """The benchmarks `haloex` has, each with the option its `sizes` set,
+    from its own table (src/cli/registry.cpp) through `haloex info --json`:
+    a benchmark added there is one a campaign can run, with nothing to
+    restate here."""
+    path = Path(haloex)
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        raise CampaignError(f"haloex program not found at {haloex}: a campaign takes its benchmarks from it; "
+                            "build it (make build) or pass --haloex")  # fmt: skip
+    return dict(_benchmarks_of(str(path.resolve()), path.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=8)
+def _benchmarks_of(path: str, _mtime: int) -> tuple[tuple[str, str], ...]:
+    # One rank, as a singleton: `haloex info` needs no launcher. Open MPI
+    # refuses to start as root without its two variables.
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
+           "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}  # fmt: skip
+    try:
+        out = subprocess.run([path, "info", "--json"], env=env, capture_output=True, text=True, timeout=120)
+        table = json.loads(out.stdout)["benchmarks"] if out.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
+        raise CampaignError(f"{path} info --json: {e}") from None
+    if not isinstance(table, dict):
+        last = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
+        raise CampaignError(f"{path} info --json gave no table of benchmarks: {last}")
+    return tuple(sorted(table.items()))
 
 
 @dataclass
@@ -168,8 +183,9 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
     raw_points = data.get("points")
     if not raw_points:
         raise CampaignError(f"{path}: no [[points]] to run")
+    benchmarks = program_benchmarks(camp.haloex)
     for i, p in enumerate(raw_points, 1):
-        camp.points += _points(f"{path}: points[{i}]", p)
+        camp.points += _points(f"{path}: points[{i}]", p, benchmarks)
     return camp
 
 
@@ -200,15 +216,16 @@ def _global_words(where: str, p: dict, bench: str) -> list[str]:
     return ["--global", str(_positive_ints(p["global"], f"{where}.global")[0])]
 
 
-def _points(where: str, p: dict) -> list[Point]:
+def _points(where: str, p: dict, benchmarks: dict[str, str]) -> list[Point]:
     """One [[points]] entry, checked and expanded over its placements,
-    rank counts, thread counts and sizes."""
+    rank counts, thread counts and sizes; `benchmarks` maps each benchmark
+    to its size option (program_benchmarks)."""
     bad = set(p) - POINT_KEYS
     if bad:
         raise CampaignError(f"{where}: unknown keys {sorted(bad)} (valid: {sorted(POINT_KEYS)})")
     bench = p.get("benchmark")
-    if bench not in BENCHMARKS:
-        raise CampaignError(f"{where}: benchmark must be one of {sorted(BENCHMARKS)}, got {bench!r}")
+    if bench not in benchmarks:
+        raise CampaignError(f"{where}: benchmark must be one of {sorted(benchmarks)}, got {bench!r}")
     args = p.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise CampaignError(f"{where}: args must be a list of strings")
@@ -222,7 +239,7 @@ def _points(where: str, p: dict) -> list[Point]:
         r = nodes * per_node if per_node else r
         if bench == "pingpong" and r < 2:
             raise CampaignError(f"{where}: pingpong needs at least 2 ranks")
-        a = list(extra) + ([BENCHMARKS[bench], str(s)] if s is not None else []) + list(args)
+        a = list(extra) + ([benchmarks[bench], str(s)] if s is not None else []) + list(args)
         if bench == "lb":
             a += ["-t", str(t)]
         out.append(Point(bench, r, t, a, p.get("name", ""), nodes, per_node))

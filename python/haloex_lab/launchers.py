@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -28,6 +29,28 @@ WAITING = {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQU
 
 class LaunchError(Exception):
     """A launcher that cannot start or follow a job."""
+
+
+def run_bounded(cmd: list[str], timeout_s: float | None, **kwargs) -> subprocess.CompletedProcess:
+    """subprocess.run(cmd, timeout=timeout_s, **kwargs), but a timeout ends
+    the whole process group, not only `cmd`: mpirun's ranks and the
+    simulator that smpirun starts are its children, and outlive it when
+    only it is killed. Raises subprocess.TimeoutExpired after that."""
+    with subprocess.Popen(cmd, start_new_session=True, **kwargs) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, None)):
+                try:
+                    os.killpg(proc.pid, sig)
+                    proc.communicate(timeout=grace)
+                    break
+                except ProcessLookupError:
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 @dataclass(frozen=True)

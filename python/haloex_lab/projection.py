@@ -10,12 +10,16 @@ image). Each rank's exchange of the LB populations that cross (the velocity
 set's own offsets are the message map: D3Q19 sends 5 values a site across
 a face and 1 across an edge) costs
 
-    T = sum over messages alpha(m) + bytes / bandwidth    (its link's)
-        max'ed with its node's off-node bytes / injection bandwidth
+    T = on the node:   sum over messages alpha(m) + bytes / bandwidth
+        between nodes: max alpha(m) + max(bytes / bandwidth,
+                                          node's off-node bytes / injection)
+        (the larger of the two: the core copies while the network moves)
       + (2 remote + local bytes) / copy bandwidth per rank
 
 all messages at once for the direct family, stage after stage (x, y, z,
-each box grown by the halos already filled) for the staged family. The
+each box grown by the halos already filled) for the staged family; a
+strategy that sends a stage's messages one after another (ORDER) pays
+each message's alpha and bytes in turn between nodes too. The
 slowest rank sets the exchange time. An LB step computes its sites at the
 node's rate shared by its ranks (no faster than one rank alone), then
 
@@ -131,47 +135,91 @@ class _Layout:
         return same, on, ~same & ~on
 
 
-def _cost(lay: _Layout, msgs, net: Network, copy_rank: float, family: str, copies: bool = True) -> np.ndarray:
-    """Per rank seconds of the messages `msgs` sent all at once (one stage);
+# How a strategy's ranks order the messages of one stage (all of the
+# direct family's messages are one stage): "together", all in flight at
+# once; "serial", one after another (blocking sends, or MPI_Sendrecv per
+# direction); "red-black", one after another, a rank's two sends before or
+# after its two receives, so each stage takes twice its own messages' time.
+ORDER = {"sendrecv": "serial", "irecv-send": "serial", "isend-recv": "serial", "red-black": "red-black"}
+
+
+def order_of(strategy: str | None) -> str:
+    return ORDER.get(strategy or "", "together")
+
+
+def _cost(
+    lay: _Layout,
+    msgs,
+    net: Network,
+    copy_rank: float,
+    family: str,
+    copies: bool = True,
+    order: str = "together",
+) -> np.ndarray:
+    """Per rank seconds of the messages `msgs` of one stage, in `order`;
     without `copies`, of the messages alone (what a simulation with no
-    computation times)."""
-    lat = np.zeros(len(lay.rank))
-    remote = np.zeros(len(lay.rank))
-    local = np.zeros(len(lay.rank))
-    off_bytes = np.zeros(len(lay.rank))
+    computation times).
+
+    On the node a rank's core copies its messages one after another: their
+    times add up. Between nodes the network moves them: messages in flight
+    together pay one latency (the largest) and their bytes at the stream
+    bandwidth, or the node's off-node bytes at the injection bandwidth if
+    that takes longer, while the core copies the node's; messages sent one
+    after another pay each its own, and the two kinds add up."""
+    n = len(lay.rank)
+    serial, alpha_off, bytes_off = np.zeros(n), np.zeros(n), np.zeros(n)
+    remote, local = np.zeros(n), np.zeros(n)
+    together = order == "together"
     for o, b in msgs:
         same, on, off = lay.reach(o)
         local += np.where(same, b, 0.0)
         if family == "shm":  # on-node neighbours: a strided copy (a pack's and an unpack's), no message
             local += np.where(on, 2 * b, 0.0)
             on = np.zeros_like(on)
-        lat += np.where(on, net.on_node.alpha(b) + b / net.on_node.bandwidth_Bps, 0.0)
-        if net.off_node is not None:
-            lat += np.where(off, net.off_node.alpha(b) + b / net.off_node.bandwidth_Bps, 0.0)
-        elif off.any():
+        serial += np.where(on, net.on_node.alpha(b) + b / net.on_node.bandwidth_Bps, 0.0)
+        if off.any() and net.off_node is None:
             raise ValueError("the network has no off-node link")
+        if off.any():
+            alpha = net.off_node.alpha(b)
+            if together:
+                alpha_off = np.where(off, np.maximum(alpha_off, alpha), alpha_off)
+            else:
+                serial += np.where(off, alpha + b / net.off_node.bandwidth_Bps, 0.0)
+            bytes_off += np.where(off, b, 0.0)
         remote += np.where(on | off, b, 0.0)
-        off_bytes += np.where(off, b, 0.0)
-    if net.off_node is not None and off_bytes.any():
-        per_node = np.bincount(lay.node, weights=off_bytes)
-        lat = np.maximum(lat, per_node[lay.node] / net.off_node.injection_Bps)
+    t = serial * (2 if order == "red-black" else 1)
+    if bytes_off.any():
+        injection = np.bincount(lay.node, weights=bytes_off)[lay.node] / net.off_node.injection_Bps
+        if together:  # the core copies the node's messages while the network moves the others
+            t = np.maximum(t, alpha_off + np.maximum(bytes_off / net.off_node.bandwidth_Bps, injection))
+        else:
+            t = np.maximum(t, injection)
     if not copies:
-        return lat
+        return t
     copied = (1 if family == "staged-types" else 2) * remote + local
-    return lat + copied / copy_rank
+    return t + copied / copy_rank
 
 
 def halo_time(
-    net: Network, vs: np.ndarray, procs, local, family: str, lay: _Layout | None = None, copies: bool = True
+    net: Network,
+    vs: np.ndarray,
+    procs,
+    local,
+    family: str,
+    lay: _Layout | None = None,
+    copies: bool = True,
+    strategy: str | None = None,
 ) -> float:
     """Seconds of one exchange of `family` on the slowest rank (`lay`: the
     ranks' places, when the caller has them already; without `copies`, the
-    messages alone)."""
+    messages alone), its messages ordered as `strategy` orders them
+    (ORDER; all together without one)."""
     lay = lay or _Layout(procs, net.ranks_per_node)
     per_node_ranks = min(int(np.prod(procs)), net.ranks_per_node)
     copy_rank = net.copy_bandwidth_Bps / per_node_ranks
+    order = order_of(strategy)
     if family in ("direct", "shm"):
-        return float(_cost(lay, _messages(vs, local), net, copy_rank, family, copies).max())
+        return float(_cost(lay, _messages(vs, local), net, copy_rank, family, copies, order).max())
     total, grown = 0.0, list(local)
     for d in range(3):
         comps = int((vs[:, d] == 1).sum())
@@ -182,7 +230,7 @@ def halo_time(
             o[d] = sign
             msgs.append((tuple(o), 8.0 * comps * sites))
         total += float(
-            _cost(lay, msgs, net, copy_rank, family, copies).max()
+            _cost(lay, msgs, net, copy_rank, family, copies, order).max()
         )  # each stage waits for the slowest
         grown[d] += 2
     return total

@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+from .schema import as_record
+
 
 class ResultsError(Exception):
     """A results file that cannot be used: missing, truncated or not haloex's."""
@@ -16,9 +18,11 @@ REQUIRED_KEYS = ("benchmark", "haloex_version", "ranks", "threads_per_rank")
 
 
 def read_records(path: Path) -> list[dict]:
-    """Every record of one JSON-lines file; a line that does not parse or
-    lacks the metadata keys is an error naming the file and the line. A
-    name ending in .gz is read through gzip (large raw-sample archives)."""
+    """Every record of one JSON-lines file, each read through its schema
+    (schema.Record: a field records.toml does not give raises where it is
+    read); a line that does not parse or lacks the metadata keys is an error
+    naming the file and the line. A name ending in .gz is read through gzip
+    (large raw-sample archives)."""
     records = []
     try:
         path = Path(path)
@@ -40,7 +44,7 @@ def read_records(path: Path) -> list[dict]:
         missing = [k for k in REQUIRED_KEYS if not isinstance(rec, dict) or k not in rec]
         if missing:
             raise ResultsError(f"{path}:{number}: record lacks {', '.join(missing)}; not a haloex result")
-        records.append(rec)
+        records.append(as_record(rec))
     return records
 
 
@@ -59,7 +63,7 @@ def load_results(where: Path) -> list[dict]:
         raise ResultsError(f"no such results file or folder: {where}")
     out = []
     for f in files:
-        out.extend({**r, "_source": f.name} for r in read_records(f))
+        out.extend(as_record({**r, "_source": f.name}) for r in read_records(f))
     if not out:
         raise ResultsError(f"{where} holds no records")
     return out

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .batch import run_batch
 from .campaign import Campaign, CampaignError, Point, batch_script, command, tag_records
-from .launchers import LaunchError
+from .launchers import LaunchError, run_bounded
 from .results import ResultsError, append_records, read_records
 
 
@@ -115,7 +115,8 @@ def _run_point(camp: Campaign, p: Point, tmp: str) -> tuple[bool, list[str], lis
     env = {**os.environ, **camp.launcher.environment(p.where)}
     cmd = command(camp, p, tmp)
     try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=camp.timeout_s)
+        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+        proc = run_bounded(cmd, camp.timeout_s, env=env, **pipes)
         ok = proc.returncode == 0 and os.path.exists(tmp)
         why = (proc.stderr or proc.stdout).strip().splitlines()[-5:] if not ok else []
     except subprocess.TimeoutExpired:

@@ -4,7 +4,9 @@ What reads or checks records goes through here: `validate` names every
 problem of one record (unknown, missing or wrongly typed fields), `fields`
 and `names` give a record type's field names (``names("halo").halo_bytes``
 is ``"halo_bytes"``, a name the schema does not know raises), `view` reads
-a record through them, and `markdown` makes docs/records.md.
+a record through them, `Record` is the dict the lab reads records as
+(results.py: a name no record type has raises), and `markdown` makes
+docs/records.md.
 
 Standard library only: tests/cli/bench_records.sh runs this file with the
 system Python to check every record the C++ benchmarks write::
@@ -229,6 +231,55 @@ class View:
 def view(record: dict, kind: str | None = None) -> View:
     """Read `record` through its schema (its type from its benchmark unless given)."""
     return View(record, kind)
+
+
+@cache
+def every_field() -> frozenset[str]:
+    """The names of every field of every record type."""
+    return frozenset(name for kind in record_types() for name in fields(kind))
+
+
+class Record(dict):
+    """A record as the lab reads it: a dict whose reads go through the
+    schema. ``r["halo_bytes"]``, ``r.get("halo_bytes")`` and ``"halo_bytes"
+    in r`` work as on a dict for a field records.toml describes; a name it
+    describes for no record type raises KeyError, so a misspelt or renamed
+    field fails where it is read instead of reading as absent. (Any type's
+    field may be asked of any record: the lab's generic code, the link
+    probe say, asks every record for its own.) Writing is a dict's (the lab
+    tags records)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, record: dict, kind: str):
+        super().__init__(record)
+        self.kind = kind
+
+    def _check(self, name: object) -> None:
+        if name not in every_field():
+            raise KeyError(f"no record type has a field {name!r} ({self.kind} record; see records.toml)")
+
+    def __getitem__(self, name: str) -> Any:
+        self._check(name)
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self._check(name)
+        return super().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        self._check(name)
+        return super().__contains__(name)
+
+    def __reduce__(self):
+        return (Record, (dict(self), self.kind))
+
+
+def as_record(record: dict) -> dict:
+    """`record` read through its schema (Record) when records.toml knows its
+    type; as it is otherwise (a peer's record, say)."""
+    kind = record_type(record)
+    return Record(record, kind) if kind else record
 
 
 # --- validation -------------------------------------------------------------

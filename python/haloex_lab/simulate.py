@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .calibrate import CalibrateError, Calibration, calibrate, calibration_text, load_pingpong, measured_path
+from .launchers import run_bounded
 from .network import Network
 
 
@@ -317,7 +318,7 @@ def simulate(
         # would pin its thread (all ranks) to rank 0's CPU.
         env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_PROC_BIND": "false"}
         try:
-            rc = subprocess.run(cmd, timeout=timeout_s, env=env).returncode
+            rc = run_bounded(cmd, timeout_s, env=env).returncode
         except subprocess.TimeoutExpired:
             raise SimulateError(f"the simulation did not finish in {timeout_s:g} s") from None
         if out:
@@ -379,7 +380,8 @@ def model_against_simulation(net: Network, records: list[dict]) -> tuple[list[Ag
         local = tuple(r["local_extent"])
         lay = _Layout(procs, per_node)
         node_net = net if per_node == net.ranks_per_node else _with_ranks_per_node(net, per_node)
-        model = halo_time(node_net, velocities(r["velocity_set"]), procs, local, family, lay, copies=False)
+        strategy = r.get("resolved_strategy", name)
+        model = halo_time(node_net, velocities(r["velocity_set"]), procs, local, family, lay, False, strategy)
         rows.append(
             Against(name, r["ranks"], r["platform"]["nodes"], local, r["median_time_per_call_s"], model)
         )

@@ -2,6 +2,7 @@
 mpirun and haloex that logs every call and writes a record."""
 
 import json
+import os
 import stat
 import sys
 import textwrap
@@ -25,9 +26,14 @@ os.execv(args[0], args)
 
 FAKE_HALOEX = """\
 #!{python}
-# Logs its arguments; fails when FAIL_ON is among them; else writes a record.
+# Answers `info --json` with a table of benchmarks (a campaign reads it);
+# else logs its arguments, fails when FAIL_ON is among them, else writes a
+# record.
 import json, os, sys
 args = sys.argv[1:]
+if args == ["info", "--json"]:
+    print(json.dumps({{"benchmarks": {{"halo": "-m", "lb": "-L", "pingpong": "-m"}}}}))
+    sys.exit(0)
 with open(os.environ["FAKE_LOG"], "a") as f:
     f.write(" ".join(args) + "\\n")
 if os.environ.get("FAIL_ON") and os.environ["FAIL_ON"] in args:
@@ -46,10 +52,18 @@ def script(path: Path, text: str) -> str:
     return str(path)
 
 
-@pytest.fixture
-def setup(tmp_path, monkeypatch):
-    mpirun = script(tmp_path / "mpirun", FAKE_MPIRUN)
+@pytest.fixture(autouse=True)
+def fake_haloex(tmp_path, monkeypatch) -> str:
+    """A stand-in haloex as $HALOEX, for campaigns that name none."""
     haloex = script(tmp_path / "haloex", FAKE_HALOEX)
+    monkeypatch.setenv("HALOEX", haloex)
+    return haloex
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch, fake_haloex):
+    mpirun = script(tmp_path / "mpirun", FAKE_MPIRUN)
+    haloex = fake_haloex
     log = tmp_path / "calls.log"
     monkeypatch.setenv("FAKE_LOG", str(log))
     monkeypatch.delenv("FAIL_ON", raising=False)
@@ -159,12 +173,31 @@ def test_missing_program_is_an_error(setup, capsys):
     assert "haloex program not found" in capsys.readouterr().err
 
 
+def test_benchmarks_come_from_the_program(setup, tmp_path):
+    """A campaign may run what its program's `info --json` lists, and a
+    program that gives no table is one clear error."""
+    camp, _, _ = setup
+    text = camp.read_text()
+    (tmp_path / "s.toml").write_text(text + '\n[[points]]\nbenchmark = "stream"\n')
+    listed = r"benchmark must be one of \['halo', 'lb', 'pingpong'\], got 'stream'"
+    with pytest.raises(CampaignError, match=listed):
+        load_campaign(tmp_path / "s.toml")
+    mute = script(tmp_path / "mute", "#!/bin/sh\necho 'haloex: error: broken' >&2\nexit 3\n")
+    with pytest.raises(CampaignError, match="gave no table of benchmarks: haloex: error: broken"):
+        load_campaign(camp, haloex=mute)
+
+
+HALOEX = Path(os.environ.get("HALOEX") or Path(__file__).resolve().parents[2] / "build" / "haloex")
+
+
+@pytest.mark.skipif(not (HALOEX.is_file() and os.access(HALOEX, os.X_OK)), reason="no build/haloex")
 def test_example_campaigns_load():
+    """Every campaign in campaigns/ runs benchmarks the real program has."""
     root = Path(__file__).resolve().parents[2] / "campaigns"
     files = sorted(root.glob("*.toml"))
     assert len(files) >= 4
     for f in files:
-        assert load_campaign(f).points, f
+        assert load_campaign(f, haloex=str(HALOEX)).points, f
 
 
 SLURM = """
@@ -256,3 +289,29 @@ def test_bad_slurm_campaigns(tmp_path, change, message):
     (tmp_path / "c.toml").write_text(SLURM.format(launcher="srun").replace(*change))
     with pytest.raises(CampaignError, match=message):
         load_campaign(tmp_path / "c.toml")
+
+
+def test_a_timeout_ends_the_whole_process_group(tmp_path):
+    """A point that times out leaves nothing running: the launcher's
+    children (mpirun's ranks, smpirun's simulator) are ended with it."""
+    import subprocess
+    import time
+
+    from haloex_lab.launchers import run_bounded
+
+    pidfile = tmp_path / "child.pid"
+    # a shell (the launcher) whose child (the ranks) would outlive it
+    cmd = ["sh", "-c", f"sleep 300 & echo $! > {pidfile}; wait"]
+    t0 = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_bounded(cmd, 1.0)
+    assert time.monotonic() - t0 < 30
+    child = int(pidfile.read_text())
+    for _ in range(50):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(child, 9)
+    pytest.fail("the launcher's child outlived the timeout")

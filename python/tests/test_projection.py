@@ -62,10 +62,34 @@ def test_exchange_times_by_hand():
 
 
 def test_the_injection_limit():
-    # One rank per node: the 1536 B that leave each node through a 1 MB/s NIC.
+    # One rank per node: the 1536 B that leave each node through a 1 MB/s
+    # NIC, after the one latency of the messages in flight together.
     slow = Link(1e-6, 1e-6, 8192, 1e9, injection_Bps=1e6)
     t = halo_time(net(per_node=1, off=slow), velocities("D3Q19"), (2, 1, 1), (4, 4, 4), "direct")
-    assert t == pytest.approx(1536 / 1e6 + (2 * 1536 + 2688) / 2e10)
+    assert t == pytest.approx(1e-6 + 1536 / 1e6 + (2 * 1536 + 2688) / 2e10)
+
+
+def test_message_order_between_nodes():
+    # One rank per node, as in test_exchange_times_by_hand but across the
+    # network: the direct family's 10 messages to the other rank (1536 B)
+    # pay one latency; staged x sends 2 x 640 B together, sendrecv one
+    # after the other, red-black sends both and then receives both.
+    vs, procs, local = velocities("D3Q19"), (2, 1, 1), (4, 4, 4)
+    n = net(per_node=1, off=Link(1e-6, 1e-6, 8192, 1e9, injection_Bps=1e12))
+    c = 2e10  # one rank a node: the node's copy bandwidth is its own
+    copies = (2 * 1536 + 2688) / c
+    assert halo_time(n, vs, procs, local, "direct") == pytest.approx(1e-6 + 1536 / 1e9 + copies)
+    rest = (2 * 1280 + 1920 + 2880) / c  # staged's copies: x's messages packed and unpacked, y and z local
+    assert halo_time(n, vs, procs, local, "staged") == pytest.approx(1e-6 + 1280 / 1e9 + rest)
+    one_by_one = 2 * (1e-6 + 640 / 1e9)
+    assert halo_time(n, vs, procs, local, "staged", strategy="sendrecv") == pytest.approx(one_by_one + rest)
+    assert halo_time(n, vs, procs, local, "staged", strategy="red-black") == pytest.approx(
+        2 * one_by_one + rest
+    )
+    # on one node the core copies: together or not, the times add up
+    assert halo_time(net(), vs, procs, local, "staged", strategy="sendrecv") == pytest.approx(
+        halo_time(net(), vs, procs, local, "staged")
+    )
 
 
 def test_lb_modes_by_hand():

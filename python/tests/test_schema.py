@@ -114,6 +114,29 @@ def test_names_and_views_read_through_the_schema():
         schema.fields("nope")
 
 
+def test_the_lab_reads_records_through_the_schema(tmp_path):
+    """results.read_records gives Records: a field no record type has is an
+    error where it is read, where a plain dict's get would say None."""
+    import json
+
+    from haloex_lab.results import load_results, read_records
+
+    halo = _record("halo")
+    peer = {"benchmark": "peers", "haloex_version": "0", "ranks": 2, "threads_per_rank": 1, "peer": "ghex"}
+    (tmp_path / "r.jsonl").write_text(json.dumps(halo) + "\n" + json.dumps(peer) + "\n")
+    r, p = read_records(tmp_path / "r.jsonl")
+    assert isinstance(r, schema.Record) and r.kind == "halo" and r == halo
+    assert r["halo_width"] == 3 and r.get("check") is None and "check" not in r
+    assert r.get("mlups") is None  # another type's field: generic code may ask any record
+    for read in (lambda: r.get("halo_bytez"), lambda: r["halo_bytez"], lambda: "halo_bytez" in r):
+        with pytest.raises(KeyError, match="no record type has a field 'halo_bytez'"):
+            read()
+    assert type(p) is dict and p.get("tool") is None  # a peer's record: not haloex's schema
+    r["campaign"] = "c"  # the lab tags records
+    assert json.loads(json.dumps(r)) == {**halo, "campaign": "c"} and copy.deepcopy(r) == r
+    assert load_results(tmp_path / "r.jsonl")[0]["_source"] == "r.jsonl"
+
+
 def test_every_benchmark_the_cpp_code_names_has_a_record_type():
     # run_metadata(comm, "NAME") starts every record; `haloex info` drops its name.
     written = set()
