@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -184,6 +185,7 @@ struct Candidate {
   std::unique_ptr<Strategy> strategy;
   std::vector<double> plain{}, both{};
   std::array<std::vector<double>, 3> phases{};
+  long wrong = 0;  // --check: wrong elements after its timed exchanges, this rank
 };
 
 template <class T>
@@ -209,27 +211,6 @@ double timed(MPI_Comm comm, int calls, Body&& body) {
   return slowest / calls;
 }
 
-// --check on the field as the timed exchanges left it, then on each
-// strategy alone (a fresh encoding each): wrong elements summed over the
-// ranks, one per candidate and the after-timing count last.
-template <class T>
-std::vector<long> check_exchanges(const Decomposition& dec, Field<T>& f, std::vector<Candidate>& cands,
-                                  const HaloPromise& promise) {
-  const long after = count_wrong_halo(f, dec, promise, "after the timed exchanges");
-  std::vector<long> wrong;
-  for (Candidate& c : cands) {
-    encode_global_index(f, dec);
-    const FieldView v = f.view();
-    c.strategy->exchange({&v, 1});
-    wrong.push_back(count_wrong_halo(f, dec, promise, c.name));
-  }
-  wrong.push_back(after);
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(wrong.size()), MPI_LONG, MPI_SUM,
-                          dec.comm()),
-            "MPI_Allreduce");
-  return wrong;
-}
-
 // The field of one case in the element type asked for: one field per element
 // type keeps the exchange code path the real one. It holds global-index
 // values under --check, any finite values otherwise.
@@ -252,6 +233,27 @@ BenchField make_bench_field(const Decomposition& dec, const HaloBenchOptions& op
   }
   return f;
 }
+
+// --check: before a strategy's timed exchanges the field gets a fresh
+// encoding (its halos sentinels), after them every element is checked, so
+// each sample is an exchange checked by its own strategy. (A separate
+// checked exchange per strategy would cost a simulation at 8192 ranks as
+// much again as the timed ones.)
+class HaloChecker {
+ public:
+  HaloChecker(const Decomposition& dec, BenchField& field, HaloPromise promise)
+      : dec_(dec), field_(field), promise_(std::move(promise)) {}
+  void fresh() { field_.fd ? encode_global_index(*field_.fd, dec_) : encode_global_index(*field_.ff, dec_); }
+  long count(const std::string& label) const {
+    return field_.fd ? count_wrong_halo(*field_.fd, dec_, promise_, label)
+                     : count_wrong_halo(*field_.ff, dec_, promise_, label);
+  }
+
+ private:
+  const Decomposition& dec_;
+  BenchField& field_;
+  HaloPromise promise_;
+};
 
 // The options of one run turned into what every case uses: checked once,
 // before any case runs, so a bad size fails before the first is measured.
@@ -283,7 +285,7 @@ struct CaseMeasures {
   RoundsOutcome rounds;
   std::vector<double> copy_bw, link;  // per round: the copy bandwidth and the link probe
   std::vector<double> work;           // the work alone, once per round: the same for every strategy
-  std::vector<long> wrong;            // --check: see check_exchanges
+  std::vector<long> wrong;            // --check, summed over the ranks: each candidate's, then after timing
   double elements = 0;                // --check: elements per exchange over all ranks
   double bytes_sum = 0;               // halo bytes per exchange, summed over the ranks
   double line_bytes = 0;              // the most on any rank (exchange_line_bytes)
@@ -312,7 +314,7 @@ Ranking rank_plain_times(const std::vector<Candidate>& cands, const RoundsRule& 
 // work alone, the copy bandwidth and the link probe; in it each candidate's
 // plain exchange, its phases and, with work, the exchange around the work.
 void sweep_case(const Decomposition& dec, const HaloRun& run, long L, std::vector<Candidate>& cands,
-                const FieldView& view, CaseMeasures& m, std::ostream& log) {
+                const FieldView& view, HaloChecker* check, CaseMeasures& m, std::ostream& log) {
   const HaloBenchOptions& opt = run.opt;
   const std::span<const FieldView> fields(&view, 1);
   // The copy probe: 256 MiB per array over all ranks, beyond the caches.
@@ -331,7 +333,9 @@ void sweep_case(const Decomposition& dec, const HaloRun& run, long L, std::vecto
     Strategy& st = *c.strategy;
     if (!timed_run) return st.exchange(fields);  // one warm-up call
     st.reset_times();
+    if (check) check->fresh();
     c.plain.push_back(timed(dec.comm(), opt.iterations, [&] { st.exchange(fields); }));
+    if (check) c.wrong += check->count(c.name);
     const HaloTimes& t = st.times();
     const double mine[3] = {t.pack_s / opt.iterations, t.mpi_s() / opt.iterations,
                             t.unpack_s / opt.iterations};
@@ -339,27 +343,31 @@ void sweep_case(const Decomposition& dec, const HaloRun& run, long L, std::vecto
     mpi_check(MPI_Reduce(mine, worst, 3, MPI_DOUBLE, MPI_MAX, 0, dec.comm()), "MPI_Reduce");
     for (int k = 0; k < 3; ++k) c.phases[k].push_back(worst[k]);
     if (!overlap) return;
+    if (check) check->fresh();
     c.both.push_back(timed(dec.comm(), opt.iterations, [&] {
       st.begin(fields);
       busy_wait(opt.work_s);
       st.end();
     }));
+    if (check) c.wrong += check->count(c.name + " (begin, work, end)");
   };
   const auto rank_now = [&] { return rank_plain_times(cands, rule, opt.precision); };
   interleave(run.rep, cands, before_round, run_candidate, rule, rank_now);
   m.rounds = rule.outcome();
 }
 
-// --check after the rounds (check_exchanges), and the elements one exchange
-// checks over all ranks. Collective.
-void check_case(const Decomposition& dec, const HaloRun& run, BenchField& field,
-                std::vector<Candidate>& cands, CaseMeasures& m) {
-  const HaloBenchOptions& opt = run.opt;
-  m.elements = static_cast<double>(field.view.shape.nsites) * opt.ncomp;
-  if (!opt.check) return;
-  const HaloPromise promise{run.travels, plan_options_for(opt.plan, opt.pack_threads).regions};
-  m.wrong = field.fd ? check_exchanges(dec, *field.fd, cands, promise)
-                     : check_exchanges(dec, *field.ff, cands, promise);
+// The elements one exchange checks over all ranks; with --check, each
+// candidate's wrong elements (HaloChecker) and those of the field as the
+// last timed exchanges left it, summed over the ranks. Collective.
+void check_case(const Decomposition& dec, const HaloRun& run, const BenchField& field,
+                const HaloChecker* check, const std::vector<Candidate>& cands, CaseMeasures& m) {
+  m.elements = static_cast<double>(field.view.shape.nsites) * run.opt.ncomp;
+  if (!check) return;
+  for (const Candidate& c : cands) m.wrong.push_back(c.wrong);
+  m.wrong.push_back(check->count("after the timed exchanges"));
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, m.wrong.data(), static_cast<int>(m.wrong.size()), MPI_LONG, MPI_SUM,
+                          dec.comm()),
+            "MPI_Allreduce");
   MPI_Allreduce(MPI_IN_PLACE, &m.elements, 1, MPI_DOUBLE, MPI_SUM, dec.comm());
 }
 
@@ -465,9 +473,13 @@ std::vector<HaloBenchResult> run_halo_case(MPI_Comm comm, const HaloRun& run, lo
     if (run.say && !auto_choice_text(*c.strategy).empty())
       log << "[bench halo] L=" << L << ": " << auto_choice_text(*c.strategy) << "\n" << std::flush;
 
+  std::optional<HaloChecker> checker;
+  if (opt.check)
+    checker.emplace(dec, field, HaloPromise{run.travels, plan_options_for(opt.plan, opt.pack_threads).regions});
+  HaloChecker* check = checker ? &*checker : nullptr;
   CaseMeasures m;
-  sweep_case(dec, run, L, cands, field.view, m, log);
-  check_case(dec, run, field, cands, m);
+  sweep_case(dec, run, L, cands, field.view, check, m, log);
+  check_case(dec, run, field, check, cands, m);
   measure_plan(dec, plan, m);
   if (!run.say) return {};
   return case_results(dec, run, L, cands, m);

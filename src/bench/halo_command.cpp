@@ -95,8 +95,9 @@ int check_failures(const std::vector<HaloBenchResult>& results) {
   for (const HaloBenchResult& r : results) {
     if (r.check_wrong <= 0 && r.check_after_timing_wrong <= 0) continue;
     std::cerr << "haloex: error: bench halo --check: " << r.strategy << " at L=" << r.size << " left "
-              << r.check_wrong << " wrong halo values (of " << static_cast<long>(r.check_elements) << "), "
-              << r.check_after_timing_wrong << " after the timed exchanges\n";
+              << r.check_wrong << " wrong halo values over its checked exchanges (of "
+              << static_cast<long>(r.check_elements) << " each), " << r.check_after_timing_wrong
+              << " after the timed exchanges\n";
     status = 1;
   }
   return status;
@@ -147,8 +148,8 @@ void add_field_options(CLI::App& cmd, HaloBenchArgs& a) {
       ->check(CLI::IsMember({"aos", "soa"}))
       ->capture_default_str();
   cmd.add_flag("--check", a.check,
-               "After timing, check every halo value of every strategy against its global-index\n"
-               "encoding (the field holds it while it is timed); exit 1 if any is wrong");
+               "Check every halo value after each strategy's timed exchanges against the global-index\n"
+               "encoding (re-encoded before each of them); exit 1 if any is wrong");
 }
 
 // The benchmark, its table and its records; 1 when --check found a wrong halo.
