@@ -5,10 +5,11 @@ and their commands (runner.py runs them, resumable from the results file).
     name = "demo"
     results = "results/demo/results.jsonl"   # relative to the current directory
     haloex = "build/haloex"                  # or --haloex / $HALOEX
-    launcher = "mpirun"                      # mpirun (default), srun, sbatch or cluster
+    launcher = "mpirun"                      # mpirun (default), srun, sbatch, cluster or simulate
     mpirun = ["mpirun"]                      # its command; "-np N" is added (default: see default_launcher)
     srun = ["srun", "--mpi=pmix"]            # srun's command (srun and sbatch); -n, -N, ... are added
     cluster = "haloex"                       # launcher = "cluster": the emulated cluster's name
+    network = "networks/archer2-like.toml"   # launcher = "simulate": the simulated machine
     timeout_s = 600                          # per point: a hang fails
 
     [campaign.sbatch]                        # launcher = "sbatch": one batch script per point
@@ -41,7 +42,8 @@ from pathlib import Path
 
 from .launchers import KINDS, SBATCH_KEYS, Launcher, Sbatch, Where, default_mpirun
 
-CAMPAIGN_KEYS = {"name", "results", "haloex", "launcher", "mpirun", "srun", "sbatch", "cluster", "timeout_s"}
+CAMPAIGN_KEYS = {"name", "results", "haloex", "launcher", "mpirun", "srun", "sbatch", "cluster", "network",
+                 "timeout_s"}  # fmt: skip
 POINT_KEYS = {"benchmark", "ranks", "nodes", "tasks_per_node", "threads", "sizes", "global", "args", "name"}
 
 
@@ -49,26 +51,31 @@ class CampaignError(Exception):
     """A campaign file that cannot be run as written."""
 
 
-def program_benchmarks(haloex: str) -> dict[str, str]:
+def program_benchmarks(haloex: str, launch: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
     """The benchmarks `haloex` has, each with the option its `sizes` set,
-    from its own table (src/cli/registry.cpp) through `haloex info --json`:
-    a benchmark added there is one a campaign can run, with nothing to
-    restate here."""
+    from its own table (src/cli/registry.cpp) through `haloex info --json`
+    (started by the words `launch`, if any): a benchmark added there is one
+    a campaign can run, with nothing to restate here."""
     path = Path(haloex)
     if not (path.is_file() and os.access(path, os.X_OK)):
         raise CampaignError(f"haloex program not found at {haloex}: a campaign takes its benchmarks from it; "
-                            "build it (make build) or pass --haloex")  # fmt: skip
-    return dict(_benchmarks_of(str(path.resolve()), path.stat().st_mtime_ns))
+                            "build it (make build, or make smpi to simulate) or pass --haloex")  # fmt: skip
+    return dict(_benchmarks_of(str(path.resolve()), path.stat().st_mtime_ns, tuple(launch)))
+
+
+def _default_program(launcher: Launcher) -> str:
+    return "build-smpi/haloex" if launcher.kind == "simulate" else "build/haloex"
 
 
 @functools.lru_cache(maxsize=8)
-def _benchmarks_of(path: str, _mtime: int) -> tuple[tuple[str, str], ...]:
-    # One rank, as a singleton: `haloex info` needs no launcher. Open MPI
-    # refuses to start as root without its two variables.
+def _benchmarks_of(path: str, _mtime: int, launch: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    # One rank, as a singleton unless launched: `haloex info` needs no
+    # launcher. Open MPI refuses to start as root without its two variables.
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}  # fmt: skip
     try:
-        out = subprocess.run([path, "info", "--json"], env=env, capture_output=True, text=True, timeout=120)
+        out = subprocess.run([*launch, path, "info", "--json"], env=env, capture_output=True, text=True,
+                             timeout=120)  # fmt: skip
         table = json.loads(out.stdout)["benchmarks"] if out.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError) as e:
         raise CampaignError(f"{path} info --json: {e}") from None
@@ -155,7 +162,12 @@ def _launcher(path: Path, head: dict) -> tuple[Launcher, Sbatch | None]:
     cluster = head.get("cluster", "haloex")
     if not isinstance(cluster, str):
         raise CampaignError(f"{path}: campaign.cluster must be the emulated cluster's name (a string)")
-    how = {"mpirun": launcher or default_mpirun(), "srun": srun, "sbatch": srun, "cluster": []}[kind]
+    network = head.get("network")
+    if (kind == "simulate") != isinstance(network, str):
+        raise CampaignError(f"{path}: campaign.network (a network description's path) goes with, "
+                            'and only with, launcher = "simulate"')  # fmt: skip
+    how = {"mpirun": launcher or default_mpirun(), "srun": srun, "sbatch": srun, "cluster": [],
+           "simulate": [network]}[kind]  # fmt: skip
     jobs = Sbatch(Launcher("srun", srun), sbatch) if kind == "sbatch" else None
     return Launcher("srun" if kind == "sbatch" else kind, how, cluster), jobs
 
@@ -175,7 +187,7 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
     camp = Campaign(
         name=name,
         results=Path(results or head.get("results", f"results/{name}/results.jsonl")),
-        haloex=haloex or os.environ.get("HALOEX") or head.get("haloex", "build/haloex"),
+        haloex=haloex or os.environ.get("HALOEX") or head.get("haloex", _default_program(launcher)),
         launcher=launcher,
         timeout_s=float(head.get("timeout_s", 600)),
         sbatch=sbatch,
@@ -183,7 +195,10 @@ def load_campaign(path: Path, results: Path | None = None, haloex: str | None = 
     raw_points = data.get("points")
     if not raw_points:
         raise CampaignError(f"{path}: no [[points]] to run")
-    benchmarks = program_benchmarks(camp.haloex)
+    # A program built for SMPI runs only under smpirun: ask it there.
+    benchmarks = program_benchmarks(
+        camp.haloex, launcher.words(Where(1)) if launcher.kind == "simulate" else []
+    )
     for i, p in enumerate(raw_points, 1):
         camp.points += _points(f"{path}: points[{i}]", p, benchmarks)
     return camp

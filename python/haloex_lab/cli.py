@@ -176,8 +176,10 @@ def _simulate_parser(sub) -> None:
         "machine made from NETWORK, the description `haloex-lab project` reads: nodes of its "
         "ranks_per_node ranks, its on-node and off-node latencies, stream bandwidths and node "
         "injection. Computation takes no simulated time unless the program injects it (--work-us). "
-        "Records (-o) are marked simulated, with the platform and SimGrid's version. Example: "
-        "haloex-lab simulate networks/archer2-like.toml --ranks 512 -o sim.jsonl -- bench halo -L 32 --check",
+        "Records (-o) are marked simulated, with the platform and SimGrid's version. The words after "
+        "-- may start with the program's path, and give its -o instead (as a campaign's launcher "
+        "does). Example: haloex-lab simulate networks/archer2-like.toml --ranks 512 -o sim.jsonl -- "
+        "bench halo -L 32 --check",
     )
     sim.add_argument("network", type=Path, help="network description (TOML), e.g. networks/archer2-like.toml")
     sim.add_argument("--ranks", type=int, required=True, help="simulated MPI ranks")
@@ -489,17 +491,16 @@ def _model(args) -> int:
 
 def _simulate(args, program: list[str]) -> int:
     from .network import load_network
-    from .simulate import simulate
+    from .simulate import simulate, split_program
 
-    if not program:
-        raise SimulateError("give haloex's command after --, e.g. -- bench halo -L 16 --check")
+    haloex, words, out = split_program(program, args.haloex, args.out)
     return simulate(
         load_network(args.network),
         args.ranks,
-        program,
-        haloex=args.haloex,
+        words,
+        haloex=haloex,
         ranks_per_node=args.ranks_per_node,
-        out=args.out,
+        out=out,
         keep=args.keep,
         timeout_s=args.timeout,
         calibrate=args.calibrate,

@@ -7,7 +7,9 @@ needs, and the text that placement records name it by.
 - `srun`: srun -n N [-N nodes --ntasks-per-node M] --cpus-per-task T;
 - `cluster`: mpirun on the emulated cluster (haloex-lab cluster up);
 - `sbatch`: a batch script per job whose body is the srun launcher's command,
-  submitted and waited for (`Sbatch`).
+  submitted and waited for (`Sbatch`);
+- `simulate`: haloex-lab simulate NETWORK --ranks N [--ranks-per-node M], a
+  machine simulated by SimGrid's SMPI (the program: haloex built for it).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-KINDS = ("mpirun", "srun", "sbatch", "cluster")
+KINDS = ("mpirun", "srun", "sbatch", "cluster", "simulate")
 SBATCH_KEYS = {"time", "partition", "account", "extra", "poll_s"}
 # Slurm job states in which a job has not finished yet.
 WAITING = {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING"}
@@ -83,7 +85,8 @@ def default_mpirun() -> list[str]:
 @dataclass
 class Launcher:
     """A launcher of kind `kind` (KINDS) with its command: mpirun's for
-    mpirun, srun's for srun and sbatch, the cluster's name for cluster."""
+    mpirun, srun's for srun and sbatch, the network description's path for
+    simulate; the cluster's name for cluster."""
 
     kind: str
     command: list[str]
@@ -91,6 +94,10 @@ class Launcher:
 
     def words(self, where: Where) -> list[str]:
         """The words before the program."""
+        if self.kind == "simulate":
+            per_node = ["--ranks-per-node", str(where.tasks_per_node)] if where.tasks_per_node else []
+            lab = [sys.executable, "-m", "haloex_lab", "simulate", *self.command]
+            return [*lab, "--ranks", str(where.ranks), *per_node, "--"]
         if self.kind in ("mpirun", "cluster"):
             per_node = ["--npernode", str(where.tasks_per_node)] if where.tasks_per_node else []
             head = self.command
@@ -108,6 +115,8 @@ class Launcher:
             return "sbatch + " + shlex.join(self.command)
         if self.kind == "cluster":
             return f"haloex-lab cluster mpirun --name {self.cluster}"
+        if self.kind == "simulate":
+            return "haloex-lab simulate " + shlex.join(self.command)
         return shlex.join(self.command)
 
     def environment(self, where: Where) -> dict[str, str]:

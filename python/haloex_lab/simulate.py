@@ -210,6 +210,26 @@ def simgrid_version(smpirun: str = "smpirun") -> str:
     return (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else "?"
 
 
+def split_program(
+    words: list[str], haloex: str | None, out: Path | None
+) -> tuple[str | None, list[str], Path | None]:
+    """The words after `--` as (program, its arguments, records file): a
+    first word that is a path to a program is the program (as a campaign's
+    launcher puts it), and the program's own -o/--json is where the tagged
+    records go when simulate was given no -o."""
+    if not words:
+        raise SimulateError("give haloex's command after --, e.g. -- bench halo -L 16 --check")
+    if os.sep in words[0]:
+        if haloex is not None:
+            raise SimulateError(f"give the program once: --haloex {haloex} or {words[0]} after --")
+        haloex, words = words[0], words[1:]
+    for flag in ("-o", "--json"):
+        if flag in words[:-1] and out is None:
+            at = words.index(flag)
+            out, words = Path(words[at + 1]), words[:at] + words[at + 2 :]
+    return haloex, words, out
+
+
 def find_smpi_haloex(given: str | None) -> Path:
     """The haloex built for SMPI: --haloex, $HALOEX_SMPI, or build-smpi/haloex
     here or in the source tree this package belongs to (make smpi's)."""

@@ -315,3 +315,33 @@ def test_a_timeout_ends_the_whole_process_group(tmp_path):
         time.sleep(0.1)
     os.kill(child, 9)
     pytest.fail("the launcher's child outlived the timeout")
+
+
+def test_the_simulate_launcher(tmp_path):
+    """launcher = "simulate": each point under haloex-lab simulate on the
+    campaign's network description, nodes x tasks_per_node as its placement."""
+    from haloex_lab.launchers import Launcher, Where
+    from haloex_lab.simulate import split_program
+
+    sim = Launcher("simulate", ["networks/archer2-like.toml"])
+    words = sim.words(Where(8, 1, 2, 4))
+    assert words[1:] == ["-m", "haloex_lab", "simulate", "networks/archer2-like.toml", "--ranks", "8",
+                         "--ranks-per-node", "4", "--"]  # fmt: skip
+    assert sim.words(Where(3))[-3:] == ["--ranks", "3", "--"]
+    assert sim.described() == "haloex-lab simulate networks/archer2-like.toml"
+    # what simulate makes of the words a campaign puts after --
+    assert split_program(["b/haloex", "bench", "halo", "-q", "-o", "t.jsonl"], None, None) == (
+        "b/haloex", ["bench", "halo", "-q"], Path("t.jsonl"))  # fmt: skip
+    assert split_program(["bench", "halo", "-o", "t.jsonl"], None, Path("mine.jsonl")) == (
+        None, ["bench", "halo", "-o", "t.jsonl"], Path("mine.jsonl"))  # fmt: skip
+    from haloex_lab.simulate import SimulateError
+
+    with pytest.raises(SimulateError, match="give the program once"):
+        split_program(["b/haloex", "info"], "c/haloex", None)
+    with pytest.raises(SimulateError, match="after --"):
+        split_program([], None, None)
+    # campaign.network goes with launcher = "simulate", and only with it
+    for head in ('launcher = "simulate"', 'network = "n.toml"'):
+        (tmp_path / "c.toml").write_text(f"[campaign]\n{head}\n[[points]]\nbenchmark = 'halo'\n")
+        with pytest.raises(CampaignError, match=r"campaign\.network"):
+            load_campaign(tmp_path / "c.toml")

@@ -39,3 +39,33 @@ grep -q "neighbor is not available in a build for SimGrid's SMPI" "$dir/refused.
   { cat "$dir/refused.out"; echo "simulated_halo: no refusal for neighbor" >&2; exit 1; }
 ((rc != 0)) || { echo "simulated_halo: neighbor's refusal exited 0" >&2; exit 1; }
 echo "simulated_halo: neighbor refused (exit $rc)"
+# A campaign on the simulated machine (launcher = "simulate"): 1 and 2 nodes
+# of 4 ranks, its records tagged by the simulator and by the campaign.
+cat >"$dir/campaign.toml" <<TOML
+[campaign]
+name = "simulated"
+results = "$dir/campaign/results.jsonl"
+haloex = "$haloex"
+launcher = "simulate"
+network = "$root/networks/this-machine.toml"
+timeout_s = 300
+
+[[points]]
+benchmark = "halo"
+nodes = [1, 2]
+tasks_per_node = 4
+sizes = 5
+args = ["-i", "1", "-r", "1", "--warmup", "0", "--check", "-s", "direct,staged"]
+TOML
+"$python" -m haloex_lab run "$dir/campaign.toml" >"$dir/campaign.out" 2>&1 ||
+  { cat "$dir/campaign.out"; echo "simulated_halo: the simulated campaign failed" >&2; exit 1; }
+"$python" - "$dir/campaign/results.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert [(r["ranks"], r["strategy"]) for r in recs] == [(4, "direct"), (4, "staged"), (8, "direct"), (8, "staged")], recs
+for r in recs:
+    assert r["simulated"] is True and r["platform"]["ranks_per_node"] == 4, r["platform"]
+    assert r["platform"]["nodes"] == r["ranks"] // 4 and r["check"]["wrong_elements"] == 0, r
+    assert r["campaign"] == "simulated" and r["placement"]["launcher"].startswith("haloex-lab simulate"), r
+print(f"simulated_halo: a campaign of {len(recs)} records on the simulated machine")
+PY
