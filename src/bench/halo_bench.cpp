@@ -475,7 +475,8 @@ std::vector<HaloBenchResult> run_halo_case(MPI_Comm comm, const HaloRun& run, lo
 
   std::optional<HaloChecker> checker;
   if (opt.check)
-    checker.emplace(dec, field, HaloPromise{run.travels, plan_options_for(opt.plan, opt.pack_threads).regions});
+    checker.emplace(dec, field,
+                    HaloPromise{run.travels, plan_options_for(opt.plan, opt.pack_threads).regions});
   HaloChecker* check = checker ? &*checker : nullptr;
   CaseMeasures m;
   sweep_case(dec, run, L, cands, field.view, check, m, log);
