@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   haloex_decomp d = NULL;
   haloex_plan p = NULL;
   haloex_exchange x = NULL;
-  const haloex_field field = {HALOEX_DOUBLE, (int)a.nz, H, HALOEX_AOS, 0, NULL};
+  const haloex_field field = {.type = HALOEX_DOUBLE, .ncomp = (int)a.nz, .halo = H, .layout = HALOEX_AOS};
   if (haloex_decomp_create(MPI_COMM_WORLD, 2, global, NULL, NULL, &d) ||
       haloex_plan_create(d, 1, &field, &p) || haloex_exchange_create(p, a.strategy, &x)) {
     if (rank == 0) fprintf(stderr, "stencil2d_c: %s\n", haloex_last_error());

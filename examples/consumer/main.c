@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   haloex_decomp d = NULL;
   haloex_plan p = NULL;
   haloex_exchange x = NULL;
-  haloex_field f = {HALOEX_DOUBLE, 1, 1, HALOEX_AOS, 0, NULL};
+  haloex_field f = {.type = HALOEX_DOUBLE, .ncomp = 1, .halo = 1, .layout = HALOEX_AOS};
   int status = check(haloex_decomp_create(MPI_COMM_WORLD, 3, global, NULL, NULL, &d), "decomposition") ||
                check(haloex_plan_create(d, 1, &f, &p), "plan") ||
                check(haloex_exchange_create(p, name, &x), name);

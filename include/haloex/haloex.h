@@ -7,7 +7,7 @@
  *   haloex_decomp d;  haloex_plan p;  haloex_exchange x;
  *   long global[3] = {256, 256, 256};  int procs[3] = {0, 0, 0}, periodic[3] = {1, 1, 1};
  *   haloex_decomp_create(MPI_COMM_WORLD, 3, global, procs, periodic, &d);
- *   haloex_field f = {HALOEX_DOUBLE, 19, 1, HALOEX_AOS, 0, NULL};
+ *   haloex_field f = {.type = HALOEX_DOUBLE, .ncomp = 19, .halo = 1, .layout = HALOEX_AOS};
  *   haloex_plan_create(d, 1, &f, &p);
  *   haloex_exchange_create(p, "auto", &x);
  *   void* data[1] = {my_array};            // haloex_field_extents() says its size
@@ -19,6 +19,14 @@
  * [comp][x][y][z], with extents local + 2 * halo along each decomposed
  * dimension (haloex_field_extents). Local site (i, j, k) is at index
  * (i + halo, j + halo, k + halo).
+ *
+ * A code that decomposed and allocated its lattice itself keeps doing so:
+ * haloex_decomp_create_ranges and haloex_decomp_create_owned take its split
+ * (the remainder wherever it put it); haloex never reorders ranks (rank r of
+ * the communicator given is rank r of the decomposition's, which is a
+ * Cartesian communicator made without reordering, or a duplicate); a field's
+ * `width` exchanges fewer planes than it allocates; `zhalo` keeps a 2-D
+ * lattice in 3-D arrays; the element types are any of 1, 4, 8 or 16 bytes.
  *
  * Every call returns HALOEX_OK or a status; haloex_last_error() gives the
  * message of the calling thread's last failure. No C++ exception crosses
@@ -48,10 +56,17 @@ enum haloex_status {
   HALOEX_ERR_INTERNAL = 6  /**< anything else (out of memory, a bug) */
 };
 
-/** Element types of a field. */
+/** Element types of a field. An exchange moves their bits: any type of the
+ *  same size may be passed as one of these (HALOEX_BYTE with ncomp = n moves
+ *  n bytes a site, AoS, whatever they hold). */
 enum haloex_type {
-  HALOEX_DOUBLE = 0, /**< double, 8 bytes */
-  HALOEX_FLOAT = 1   /**< float, 4 bytes */
+  HALOEX_DOUBLE = 0,        /**< double, 8 bytes */
+  HALOEX_FLOAT = 1,         /**< float, 4 bytes */
+  HALOEX_BYTE = 2,          /**< char, signed or unsigned, 1 byte */
+  HALOEX_INT32 = 3,         /**< int32_t (C int), 4 bytes */
+  HALOEX_INT64 = 4,         /**< int64_t, 8 bytes */
+  HALOEX_COMPLEX_FLOAT = 5, /**< float _Complex, 8 bytes */
+  HALOEX_COMPLEX_DOUBLE = 6 /**< double _Complex, 16 bytes */
 };
 /** Layouts of a field: where a site's components are. */
 enum haloex_layout {
@@ -69,12 +84,24 @@ typedef struct haloex_exchange_s* haloex_exchange; /**< a strategy running a pla
  *  it streams out of: dirs[i] points from the region into the interior
  *  (the populations of a lattice Boltzmann pull step). */
 typedef struct {
-  int type;        /**< HALOEX_DOUBLE or HALOEX_FLOAT */
+  int type;        /**< a haloex_type */
   int ncomp;       /**< values per site, >= 1 */
-  int halo;        /**< halo width in sites, >= 1 */
+  int halo;        /**< halo width in sites allocated on each side, >= 1 */
   int layout;      /**< HALOEX_AOS or HALOEX_SOA */
   int ndirs;       /**< 0, or ncomp */
   const int* dirs; /**< 3 * ndirs ints, or NULL */
+  /** Halo width exchanged, 1 <= width <= halo; 0: halo. Only the `width`
+   *  planes next to the interior are filled; the deeper ones (a code that
+   *  allocates a halo for its widest stencil but exchanges one plane of
+   *  another field) are left as they are. Each subdomain must be at least
+   *  `width` thick; `halo` may be deeper than a subdomain. */
+  int width;
+  /** 2-D lattices only: halo planes allocated on each side of the third
+   *  dimension (a 2-D lattice kept in the 3-D arrays of a 3-D code), 0: none.
+   *  The field's extents are then (.., .., 1 + 2 * zhalo); the exchange fills
+   *  the halo of the lattice's one plane (z index zhalo) and leaves the
+   *  planes above and below it as they are. */
+  int zhalo;
 } haloex_field;
 
 /** A fixed text for a status ("invalid argument", ...). */
@@ -84,7 +111,8 @@ const char* haloex_last_error(void);
 
 /** Decompose a global lattice of ndim (2 or 3) dimensions: global[d]
  *  sites, procs[d] ranks along d (0: chosen by MPI_Dims_create), periodic
- *  along d when periodic[d] != 0. Collective over comm; the decomposition
+ *  along d when periodic[d] != 0, split evenly with the remainder on the
+ *  lowest coordinates, one site each. Collective over comm; the decomposition
  *  uses its own Cartesian communicator, whose MPI errors return as
  *  HALOEX_ERR_MPI. */
 int haloex_decomp_create(MPI_Comm comm, int ndim, const long global[], const int procs[],
@@ -92,6 +120,35 @@ int haloex_decomp_create(MPI_Comm comm, int ndim, const long global[], const int
 /** haloex_decomp_create with a Fortran communicator handle (MPI_Comm_c2f). */
 int haloex_decomp_create_f(MPI_Fint comm, int ndim, const long global[], const int procs[],
                            const int periodic[], haloex_decomp* out);
+/** A decomposition whose split the client chose: extents[d] holds procs[d]
+ *  entries, the sites that coordinates 0, 1, ... own along d (the ownership
+ *  ranges of PETSc's DMDA), each >= 1, summing to global[d]; a NULL
+ *  extents[d] splits d as haloex_decomp_create does. procs[d] >= 1 must be
+ *  given. Ranks take their coordinates in comm's rank order, row-major (as
+ *  MPI_Cart_create without reordering does, so a Cartesian communicator the
+ *  client made with these procs has the same coordinates). Collective;
+ *  every rank must pass the same arguments, or all get HALOEX_ERR_INPUT. */
+int haloex_decomp_create_ranges(MPI_Comm comm, int ndim, const long global[], const int procs[],
+                                const int periodic[], const long* const extents[], haloex_decomp* out);
+/** A decomposition from each rank's own box: first[d] is the global index of
+ *  this rank's first interior site along d and extent[d] its sites there.
+ *  The boxes must tile the lattice as a process grid does (a complete,
+ *  non-overlapping cover in which ranks that share a range along d agree on
+ *  it); the process grid and each rank's coordinates follow from them, so
+ *  a client's own rank order is kept, whatever it is. Collective; a cover
+ *  that is not complete, overlaps or is no grid is HALOEX_ERR_INPUT on every
+ *  rank, with a message naming the ranks and sites. */
+int haloex_decomp_create_owned(MPI_Comm comm, int ndim, const long global[], const int periodic[],
+                               const long first[], const long extent[], haloex_decomp* out);
+/** The two calls above with a Fortran communicator handle. */
+/** @{ */
+int haloex_decomp_create_ranges_f(MPI_Fint comm, int ndim, const long global[], const int procs[],
+                                  const int periodic[], const long* const extents[], haloex_decomp* out);
+int haloex_decomp_create_owned_f(MPI_Fint comm, int ndim, const long global[], const int periodic[],
+                                 const long first[], const long extent[], haloex_decomp* out);
+/** @} */
+/** Bytes of one element of a haloex_type, 0 for an unknown type. */
+int haloex_type_size(int type);
 /** Free a decomposition and set *d to NULL (a plan built on it keeps it alive). */
 int haloex_decomp_free(haloex_decomp* d);
 /** This rank's place: rank and size of the decomposition's communicator,
@@ -105,8 +162,9 @@ int haloex_decomp_info(haloex_decomp d, int* rank, int* size, int procs[3], int 
 int haloex_plan_create(haloex_decomp d, int nfields, const haloex_field fields[], haloex_plan* out);
 /** Free a plan and set *p to NULL (an exchange of it keeps it alive). */
 int haloex_plan_free(haloex_plan* p);
-/** Field `field`'s allocated extents, halo included (3 entries; 1 past
- *  ndim), and the elements to allocate for it. Either output may be NULL. */
+/** Field `field`'s allocated extents, halo included (3 entries; past ndim
+ *  1, or 1 + 2 * zhalo), and the elements to allocate for it. Either output
+ *  may be NULL. */
 int haloex_field_extents(haloex_plan p, int field, long extents[3], long* elements);
 
 /** How many strategies are registered. */

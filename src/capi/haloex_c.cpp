@@ -4,6 +4,7 @@
 // foreign handle is reported instead of dereferenced.
 #include "haloex/haloex.h"
 
+#include <climits>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -136,26 +137,39 @@ int guarded(Body&& body) noexcept {
   }
 }
 
-int create_decomp(MPI_Comm comm, int ndim, const long global[], const int procs[], const int periodic[],
-                  haloex_decomp* out) {
+// Every rank runs `check` (argument checks that throw); when any rank's
+// fails, every rank throws InputError with the first failing rank's message,
+// so that a collective call fails together instead of leaving the others
+// waiting in MPI.
+template <class Check>
+void agreed(MPI_Comm comm, Check&& check) {
+  std::string mine;
+  try {
+    check();
+  } catch (const std::exception& e) {
+    mine = e.what();
+  }
+  const int me = comm_rank(comm);
+  int first = mine.empty() ? INT_MAX : me;
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (first == INT_MAX) return;
+  int n = static_cast<int>(mine.size());
+  mpi_check(MPI_Bcast(&n, 1, MPI_INT, first, comm), "MPI_Bcast");
+  mine.resize(static_cast<size_t>(n));
+  mpi_check(MPI_Bcast(mine.data(), n, MPI_CHAR, first, comm), "MPI_Bcast");
+  throw InputError(first == me ? mine : "rank " + std::to_string(first) + ": " + mine);
+}
+
+// The decomposition `build` makes, as a new handle in *out.
+template <class Build>
+int new_decomp(const char* what, MPI_Comm comm, int ndim, haloex_decomp* out, Build&& build) {
   return guarded([&] {
-    const char* what = "haloex_decomp_create";
     need(out, what, "out");
     *out = nullptr;
-    need(global, what, "global");
     if (ndim != 2 && ndim != 3) throw ArgumentError(std::string(what) + ": ndim must be 2 or 3");
     if (comm == MPI_COMM_NULL) throw ArgumentError(std::string(what) + ": the communicator is MPI_COMM_NULL");
-    DecompositionSpec spec;
-    spec.ndim = ndim;
-    for (int d = 0; d < ndim; ++d) {
-      if (global[d] < 1)
-        throw ArgumentError(std::string(what) + ": global[" + std::to_string(d) + "] must be >= 1");
-      spec.global[d] = global[d];
-      spec.procs[d] = procs ? procs[d] : 0;
-      spec.periodic[d] = periodic ? periodic[d] != 0 : true;
-    }
     auto h = std::make_unique<haloex_decomp_s>();
-    h->dec = std::make_shared<Decomposition>(comm, spec);
+    h->dec = build();
     // Failed MPI calls on our communicator come back as statuses.
     mpi_check(MPI_Comm_set_errhandler(h->dec->comm(), MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
     live().add(h.get(), Kind::decomp);
@@ -163,19 +177,116 @@ int create_decomp(MPI_Comm comm, int ndim, const long global[], const int procs[
   });
 }
 
+// The common part of a decomposition's description.
+DecompositionSpec spec_of(const char* what, int ndim, const long global[], const int procs[],
+                          const int periodic[]) {
+  need(global, what, "global");
+  DecompositionSpec spec;
+  spec.ndim = ndim;
+  for (int d = 0; d < ndim; ++d) {
+    if (global[d] < 1)
+      throw ArgumentError(std::string(what) + ": global[" + std::to_string(d) + "] must be >= 1");
+    spec.global[d] = global[d];
+    spec.procs[d] = procs ? procs[d] : 0;
+    spec.periodic[d] = periodic ? periodic[d] != 0 : true;
+  }
+  return spec;
+}
+
+int create_decomp(MPI_Comm comm, int ndim, const long global[], const int procs[], const int periodic[],
+                  haloex_decomp* out) {
+  const char* what = "haloex_decomp_create";
+  return new_decomp(what, comm, ndim, out, [&] {
+    return std::make_shared<Decomposition>(comm, spec_of(what, ndim, global, procs, periodic));
+  });
+}
+
+int create_ranges(MPI_Comm comm, int ndim, const long global[], const int procs[], const int periodic[],
+                  const long* const extents[], haloex_decomp* out) {
+  const char* what = "haloex_decomp_create_ranges";
+  return new_decomp(what, comm, ndim, out, [&] {
+    DecompositionSpec spec;
+    agreed(comm, [&] {
+      need(procs, what, "procs");
+      need(extents, what, "extents");
+      spec = spec_of(what, ndim, global, procs, periodic);
+      for (int d = 0; d < ndim; ++d) {
+        if (procs[d] < 1)
+          throw ArgumentError(std::string(what) + ": procs[" + std::to_string(d) + "] must be >= 1");
+        if (extents[d]) spec.extents[d].assign(extents[d], extents[d] + procs[d]);
+      }
+    });
+    // Arguments that differ between ranks would make different lattices.
+    long sum = 0;
+    for (int d = 0; d < ndim; ++d) {
+      sum = sum * 31 + spec.global[d] * 7 + spec.procs[d] * 3 + spec.periodic[d];
+      for (long e : spec.extents[d]) sum = sum * 31 + e;
+    }
+    long range[2] = {-sum, sum};
+    mpi_check(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_LONG, MPI_MAX, comm), "MPI_Allreduce");
+    if (-range[0] != range[1])
+      throw InputError(std::string(what) +
+                       ": the ranks passed different global sizes, process grids, "
+                       "periodicity or extents; every rank must pass the same");
+    return std::make_shared<Decomposition>(comm, spec);
+  });
+}
+
+int create_owned(MPI_Comm comm, int ndim, const long global[], const int periodic[], const long first[],
+                 const long extent[], haloex_decomp* out) {
+  const char* what = "haloex_decomp_create_owned";
+  return new_decomp(what, comm, ndim, out, [&] {
+    OwnedBoxSpec spec;
+    agreed(comm, [&] {
+      need(first, what, "first");
+      need(extent, what, "extent");
+      const DecompositionSpec s = spec_of(what, ndim, global, nullptr, periodic);
+      spec.ndim = ndim;
+      spec.global = s.global;
+      spec.periodic = s.periodic;
+      for (int d = 0; d < ndim; ++d) spec.first[d] = first[d], spec.extent[d] = extent[d];
+    });
+    return std::make_shared<Decomposition>(comm, spec);
+  });
+}
+
+ElementType element_type_of_c(int type) {
+  switch (type) {
+    case HALOEX_DOUBLE: return ElementType::f64;
+    case HALOEX_FLOAT: return ElementType::f32;
+    case HALOEX_BYTE: return ElementType::u8;
+    case HALOEX_INT32: return ElementType::i32;
+    case HALOEX_INT64: return ElementType::i64;
+    case HALOEX_COMPLEX_FLOAT: return ElementType::c64;
+    case HALOEX_COMPLEX_DOUBLE: return ElementType::c128;
+    default: throw ArgumentError("type " + std::to_string(type) + " is not a haloex_type");
+  }
+}
+
 FieldShape shape_of(const Decomposition& dec, const haloex_field& f, int k) {
   const std::string what = "haloex_plan_create: field " + std::to_string(k);
-  if (f.type != HALOEX_DOUBLE && f.type != HALOEX_FLOAT)
-    throw ArgumentError(what + ": type must be HALOEX_DOUBLE or HALOEX_FLOAT");
+  if (f.type < HALOEX_DOUBLE || f.type > HALOEX_COMPLEX_DOUBLE)
+    throw ArgumentError(what + ": type must be a haloex_type (HALOEX_DOUBLE .. HALOEX_COMPLEX_DOUBLE), not " +
+                        std::to_string(f.type));
   if (f.layout != HALOEX_AOS && f.layout != HALOEX_SOA)
     throw ArgumentError(what + ": layout must be HALOEX_AOS or HALOEX_SOA");
   if (f.ncomp < 1) throw ArgumentError(what + ": ncomp must be >= 1");
   if (f.halo < 1) throw ArgumentError(what + ": halo must be >= 1");
+  if (f.width < 0 || f.width > f.halo)
+    throw ArgumentError(what + ": width must be 0 (the halo) or between 1 and halo (" +
+                        std::to_string(f.halo) + "), not " + std::to_string(f.width));
+  if (f.zhalo < 0) throw ArgumentError(what + ": zhalo must be >= 0");
+  if (f.zhalo > 0 && dec.ndim() != 2) throw ArgumentError(what + ": zhalo is for 2-D lattices only");
   if (f.ndirs != 0 && (f.ndirs != f.ncomp || f.dirs == nullptr))
     throw ArgumentError(what + ": ndirs must be 0, or ncomp with dirs holding 3 ints per component");
-  dec.require_thickness(f.halo, what + "'s halo");
-  return FieldShape::make(dec, f.type == HALOEX_DOUBLE ? ElementType::f64 : ElementType::f32, f.ncomp, f.halo,
-                          f.layout == HALOEX_AOS ? Layout::aos : Layout::soa);
+  const int width = f.width == 0 ? f.halo : f.width;
+  dec.require_thickness(width, what + "'s halo" + (f.width ? " width" : ""));
+  HaloWidths h = HaloWidths::uniform(dec.ndim(), f.halo);
+  for (int d = 0; d < dec.ndim(); ++d) h.exchanged[d] = width;
+  h.alloc[2] = dec.ndim() == 2 ? f.zhalo : h.alloc[2];
+  FieldShape s = FieldShape::make(dec, element_type_of_c(f.type), f.ncomp, h,
+                                  f.layout == HALOEX_AOS ? Layout::aos : Layout::soa);
+  return s;
 }
 
 ComponentPredicate travels_of(const haloex_field& f) {
@@ -213,6 +324,34 @@ int haloex_decomp_create(MPI_Comm comm, int ndim, const long global[], const int
 int haloex_decomp_create_f(MPI_Fint comm, int ndim, const long global[], const int procs[],
                            const int periodic[], haloex_decomp* out) {
   return create_decomp(MPI_Comm_f2c(comm), ndim, global, procs, periodic, out);
+}
+
+int haloex_decomp_create_ranges(MPI_Comm comm, int ndim, const long global[], const int procs[],
+                                const int periodic[], const long* const extents[], haloex_decomp* out) {
+  return create_ranges(comm, ndim, global, procs, periodic, extents, out);
+}
+
+int haloex_decomp_create_ranges_f(MPI_Fint comm, int ndim, const long global[], const int procs[],
+                                  const int periodic[], const long* const extents[], haloex_decomp* out) {
+  return create_ranges(MPI_Comm_f2c(comm), ndim, global, procs, periodic, extents, out);
+}
+
+int haloex_decomp_create_owned(MPI_Comm comm, int ndim, const long global[], const int periodic[],
+                               const long first[], const long extent[], haloex_decomp* out) {
+  return create_owned(comm, ndim, global, periodic, first, extent, out);
+}
+
+int haloex_decomp_create_owned_f(MPI_Fint comm, int ndim, const long global[], const int periodic[],
+                                 const long first[], const long extent[], haloex_decomp* out) {
+  return create_owned(MPI_Comm_f2c(comm), ndim, global, periodic, first, extent, out);
+}
+
+int haloex_type_size(int type) {
+  try {
+    return static_cast<int>(element_size(element_type_of_c(type)));
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 int haloex_decomp_free(haloex_decomp* d) {

@@ -12,9 +12,40 @@
 !
 ! (2-D: drop the z extent.) Every function returns HALOEX_OK or a status;
 ! haloex_last_error() gives the message.
+!
+! Element types. haloex_exchange_begin and _run take arrays of rank 2 to 4
+! of real(real64) (HALOEX_DOUBLE), real(real32) (HALOEX_FLOAT),
+! integer(int32) (HALOEX_INT32), integer(int64) (HALOEX_INT64),
+! integer(int8) (HALOEX_BYTE), complex(real64) (HALOEX_COMPLEX_DOUBLE) and
+! complex(real32) (HALOEX_COMPLEX_FLOAT); the array's type must be the
+! field's (c_loc pointers move any type of the field's size).
+!
+! Halo width and planes. haloex_field%width (0: halo) is how many halo
+! planes next to the interior an exchange fills; the deeper ones keep their
+! values. haloex_field%zhalo (2-D lattices only) allocates zhalo planes on
+! each side of a third dimension that the library keeps FASTEST of the site
+! indices, so that in Fortran order it comes first:
+!
+!   AoS: f(ncomp, 1-zh:1+zh, 1-h:nx+h, 1-h:ny+h)    SoA: f(1-zh:1+zh, 1-h:nx+h, 1-h:ny+h, ncomp)
+!
+! and only the plane z = 0 (index 0 above) has its halo filled. (A Fortran
+! code whose z is its last index needs no zhalo: its plane f(:, :, 0) is a
+! 2-D field already.) haloex_field_extents then gives (1+2*zh, x, y), the
+! array's own order.
+!
+! Client decompositions. haloex_decomp_create_ranges takes the sites each
+! process coordinate owns along x, y (and z), in Fortran order; ranks take
+! their coordinates in the communicator's rank order with x FASTEST
+! (rank = cx + px * (cy + py * cz), the reverse of C's row-major order).
+! haloex_decomp_create_owned takes each rank's own box: `first` is the
+! 1-BASED global index of its first interior site along x, y (z), as a
+! Fortran loop counts (the first rank along x has first = 1), and `extent`
+! its sites there. (haloex_decomp_info's offset stays 0-based: first =
+! offset + 1. A 0-based `first` makes a cover starting at -1, which the
+! library refuses with HALOEX_ERR_INPUT.)
 module haloex
   use, intrinsic :: iso_c_binding
-  use, intrinsic :: iso_fortran_env, only: real32, real64
+  use, intrinsic :: iso_fortran_env, only: real32, real64, int8, int32, int64
   use mpi_f08, only: MPI_Comm
   implicit none
   private
@@ -22,7 +53,9 @@ module haloex
   integer, parameter, public :: HALOEX_OK = 0, HALOEX_ERR_ARGUMENT = 1, HALOEX_ERR_HANDLE = 2, &
                                 HALOEX_ERR_INPUT = 3, HALOEX_ERR_STATE = 4, HALOEX_ERR_MPI = 5, &
                                 HALOEX_ERR_INTERNAL = 6
-  integer, parameter, public :: HALOEX_DOUBLE = 0, HALOEX_FLOAT = 1, HALOEX_AOS = 0, HALOEX_SOA = 1
+  integer, parameter, public :: HALOEX_DOUBLE = 0, HALOEX_FLOAT = 1, HALOEX_BYTE = 2, HALOEX_INT32 = 3, &
+                                HALOEX_INT64 = 4, HALOEX_COMPLEX_FLOAT = 5, HALOEX_COMPLEX_DOUBLE = 6
+  integer, parameter, public :: HALOEX_AOS = 0, HALOEX_SOA = 1
 
   !> A decomposed lattice, a plan of fields on it, a strategy running a plan.
   type, public :: haloex_decomp
@@ -32,6 +65,7 @@ module haloex
     type(c_ptr) :: h = c_null_ptr
     integer :: ndim = 0
     integer, allocatable :: types(:)                 ! per field, to check arrays
+    integer, allocatable :: zhalo(:)
     integer(c_long), allocatable :: elements(:)
   end type
   type, public :: haloex_exchange
@@ -43,21 +77,27 @@ module haloex
   !> One field: element type, values per site, halo width, layout, and for a
   !> reduced exchange one direction (x, y, z) per component: dirs(:, c)
   !> points from a halo region into the interior (unallocated: everything
-  !> travels).
+  !> travels); the halo planes exchanged (width, 0: halo) and, 2-D only,
+  !> the planes allocated on each side of z (zhalo; see the header).
+  !> haloex_field(HALOEX_INT32, 2, 3, HALOEX_SOA, width=1)
   type, public :: haloex_field
     integer :: type = HALOEX_DOUBLE
     integer :: ncomp = 1
     integer :: halo = 1
     integer :: layout = HALOEX_AOS
     integer, allocatable :: dirs(:, :)
+    integer :: width = 0
+    integer :: zhalo = 0
   end type
 
   type, bind(c) :: c_field
     integer(c_int) :: type, ncomp, halo, layout, ndirs
     type(c_ptr) :: dirs
+    integer(c_int) :: width, zhalo
   end type
 
   public :: haloex_decomp_create, haloex_decomp_free, haloex_decomp_info
+  public :: haloex_decomp_create_ranges, haloex_decomp_create_owned, haloex_type_size
   public :: haloex_plan_create, haloex_plan_free, haloex_field_extents
   public :: haloex_exchange_create, haloex_exchange_free, haloex_exchange_strategy
   public :: haloex_exchange_begin, haloex_exchange_end, haloex_exchange_run
@@ -67,9 +107,13 @@ module haloex
   !> one field given as an array, or of several given as c_loc pointers.
   interface haloex_exchange_begin
     module procedure begin_d2, begin_d3, begin_d4, begin_s2, begin_s3, begin_s4, begin_ptrs
+    module procedure begin_i2, begin_i3, begin_i4, begin_l2, begin_l3, begin_l4, begin_b2, begin_b3, begin_b4
+    module procedure begin_z2, begin_z3, begin_z4, begin_c2, begin_c3, begin_c4
   end interface
   interface haloex_exchange_run
     module procedure run_d2, run_d3, run_d4, run_s2, run_s3, run_s4, run_ptrs
+    module procedure run_i2, run_i3, run_i4, run_l2, run_l3, run_l4, run_b2, run_b3, run_b4
+    module procedure run_z2, run_z3, run_z4, run_c2, run_c3, run_c4
   end interface
 
   interface
@@ -80,6 +124,30 @@ module haloex
       integer(c_int), intent(in) :: procs(*), periodic(*)
       type(c_ptr), intent(out) :: out
       integer(c_int) :: c_decomp_create
+    end function
+    function c_decomp_create_ranges(comm, ndim, global, procs, periodic, extents, out) &
+      bind(c, name="haloex_decomp_create_ranges_f")
+      import :: c_int, c_long, c_ptr
+      integer(c_int), value :: comm, ndim
+      integer(c_long), intent(in) :: global(*)
+      integer(c_int), intent(in) :: procs(*), periodic(*)
+      type(c_ptr), intent(in) :: extents(*)
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_decomp_create_ranges
+    end function
+    function c_decomp_create_owned(comm, ndim, global, periodic, first, extent, out) &
+      bind(c, name="haloex_decomp_create_owned_f")
+      import :: c_int, c_long, c_ptr
+      integer(c_int), value :: comm, ndim
+      integer(c_long), intent(in) :: global(*), first(*), extent(*)
+      integer(c_int), intent(in) :: periodic(*)
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: c_decomp_create_owned
+    end function
+    function c_type_size(type) bind(c, name="haloex_type_size")
+      import :: c_int
+      integer(c_int), value :: type
+      integer(c_int) :: c_type_size
     end function
     function c_decomp_free(d) bind(c, name="haloex_decomp_free")
       import :: c_int, c_ptr
@@ -241,6 +309,29 @@ contains
     from = int(status)
   end function
 
+  ! The lattice arguments of the decomposition calls as C wants them (still
+  ! in Fortran order): n = 2 or 3 dimensions, else a failure.
+  integer function lattice(what, global, procs, periodic, n, g, p, w) result(status)
+    character(len=*), intent(in) :: what
+    integer, intent(in) :: global(:), procs(:)
+    logical, intent(in) :: periodic(:)
+    integer, intent(out) :: n
+    integer(c_long), intent(out) :: g(3)
+    integer(c_int), intent(out) :: p(3), w(3)
+    n = size(global)
+    g = 1
+    p = 0
+    w = 1
+    if ((n /= 2 .and. n /= 3) .or. size(procs) /= n .or. size(periodic) /= n) then
+      status = fail(HALOEX_ERR_ARGUMENT, what//": global, procs and periodic need 2 or 3 entries each")
+      return
+    end if
+    g(1:n) = int(global, c_long)
+    p(1:n) = int(procs, c_int)
+    w(1:n) = merge(1, 0, periodic)
+    status = HALOEX_OK
+  end function
+
   !> Decompose a global lattice of size(global) (2 or 3) dimensions over
   !> comm: procs(d) ranks along d (0: chosen by MPI_Dims_create), periodic(d).
   integer function haloex_decomp_create(comm, global, procs, periodic, d) result(status)
@@ -251,19 +342,91 @@ contains
     integer :: n
     integer(c_long) :: g(3)
     integer(c_int) :: p(3), w(3)
-    n = size(global)
-    if ((n /= 2 .and. n /= 3) .or. size(procs) /= n .or. size(periodic) /= n) then
-      status = fail(HALOEX_ERR_ARGUMENT, "haloex_decomp_create: global, procs and periodic need 2 or 3 entries each")
-      return
-    end if
-    g = 1
-    p = 0
-    w = 1
-    g(1:n) = int(global, c_long)
-    p(1:n) = int(procs, c_int)
-    w(1:n) = merge(1, 0, periodic)
+    status = lattice("haloex_decomp_create", global, procs, periodic, n, g, p, w)
+    if (status /= HALOEX_OK) return
     status = from(c_decomp_create(int(comm%MPI_VAL, c_int), int(n, c_int), reversed_long(g, n), &
                                   reversed_int(p, n), reversed_int(w, n), d%h))
+  end function
+
+  !> A decomposition whose split the client chose: procs(d) >= 1 ranks along
+  !> d, and extents_x(i) the sites that process coordinate i-1 owns along x
+  !> (procs(1) entries, each >= 1, summing to global(1)); likewise y and z.
+  !> An absent or empty extents_* splits that dimension as
+  !> haloex_decomp_create does. Ranks take their coordinates in comm's rank
+  !> order, x fastest. Collective, with the same arguments on every rank.
+  integer function haloex_decomp_create_ranges(comm, global, procs, periodic, d, extents_x, extents_y, extents_z) &
+    result(status)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: global(:), procs(:)
+    logical, intent(in) :: periodic(:)
+    type(haloex_decomp), intent(out) :: d
+    integer, intent(in), optional :: extents_x(:), extents_y(:), extents_z(:)
+    type :: longs_t
+      integer(c_long), allocatable :: v(:)
+    end type
+    type(longs_t), target :: e(3)
+    type(c_ptr) :: ptrs(3)
+    character(len=1), parameter :: names(3) = ["x", "y", "z"]
+    integer :: n, k
+    integer(c_long) :: g(3)
+    integer(c_int) :: p(3), w(3)
+    status = lattice("haloex_decomp_create_ranges", global, procs, periodic, n, g, p, w)
+    if (status /= HALOEX_OK) return
+    if (present(extents_x)) e(1)%v = int(extents_x, c_long)
+    if (present(extents_y)) e(2)%v = int(extents_y, c_long)
+    if (present(extents_z)) e(3)%v = int(extents_z, c_long)
+    if (n == 2 .and. allocated(e(3)%v)) then
+      status = fail(HALOEX_ERR_ARGUMENT, "haloex_decomp_create_ranges: extents_z on a 2-D lattice")
+      return
+    end if
+    ptrs = c_null_ptr
+    do k = 1, n
+      if (.not. allocated(e(k)%v)) cycle
+      if (size(e(k)%v) == 0) cycle
+      if (size(e(k)%v) /= p(k)) then
+        status = fail(HALOEX_ERR_ARGUMENT, "haloex_decomp_create_ranges: extents_"//names(k)//" has "// &
+                      text_of(size(e(k)%v, kind=c_long))//" entries, procs("//achar(iachar("0") + k)//") is "// &
+                      text_of(int(p(k), c_long)))
+        return
+      end if
+      ptrs(n + 1 - k) = c_loc(e(k)%v)
+    end do
+    status = from(c_decomp_create_ranges(int(comm%MPI_VAL, c_int), int(n, c_int), reversed_long(g, n), &
+                                         reversed_int(p, n), reversed_int(w, n), ptrs, d%h))
+  end function
+
+  !> A decomposition from each rank's own box: first(d) is the 1-BASED
+  !> global index of this rank's first interior site along d (x, y, z) and
+  !> extent(d) its sites there. The boxes must tile the lattice as a process
+  !> grid does; the grid and each rank's coordinates follow from them, so
+  !> the client's rank order is kept. Collective; a bad cover is
+  !> HALOEX_ERR_INPUT on every rank.
+  integer function haloex_decomp_create_owned(comm, global, periodic, first, extent, d) result(status)
+    type(MPI_Comm), intent(in) :: comm
+    integer, intent(in) :: global(:), first(:), extent(:)
+    logical, intent(in) :: periodic(:)
+    type(haloex_decomp), intent(out) :: d
+    integer :: n
+    integer(c_long) :: g(3), f(3), e(3)
+    integer(c_int) :: p(3), w(3)
+    status = lattice("haloex_decomp_create_owned", global, spread(0, 1, size(global)), periodic, n, g, p, w)
+    if (status /= HALOEX_OK) return
+    if (size(first) /= n .or. size(extent) /= n) then
+      status = fail(HALOEX_ERR_ARGUMENT, "haloex_decomp_create_owned: first and extent need one entry a dimension")
+      return
+    end if
+    f = 0
+    e = 1
+    f(1:n) = int(first, c_long) - 1
+    e(1:n) = int(extent, c_long)
+    status = from(c_decomp_create_owned(int(comm%MPI_VAL, c_int), int(n, c_int), reversed_long(g, n), &
+                                        reversed_int(w, n), reversed_long(f, n), reversed_long(e, n), d%h))
+  end function
+
+  !> Bytes of one element of a haloex type, 0 for an unknown one.
+  integer function haloex_type_size(type)
+    integer, intent(in) :: type
+    haloex_type_size = int(c_type_size(int(type, c_int)))
   end function
 
   integer function haloex_decomp_free(d) result(status)
@@ -302,7 +465,8 @@ contains
     type(dirs_t), target :: dirs(size(fields))
     integer :: k, i
     do k = 1, size(fields)
-      cf(k) = c_field(fields(k)%type, fields(k)%ncomp, fields(k)%halo, fields(k)%layout, 0, c_null_ptr)
+      cf(k) = c_field(fields(k)%type, fields(k)%ncomp, fields(k)%halo, fields(k)%layout, 0, c_null_ptr, &
+                      fields(k)%width, fields(k)%zhalo)
       if (allocated(fields(k)%dirs)) then
         if (any(shape(fields(k)%dirs) /= [ndim, fields(k)%ncomp])) then
           status = fail(HALOEX_ERR_ARGUMENT, "haloex_plan_create: dirs must be (ndim, ncomp)")
@@ -320,9 +484,10 @@ contains
     p%ndim = ndim
     status = from(c_plan_create(d%h, int(size(fields), c_int), cf, p%h))
     if (status /= HALOEX_OK) return
-    allocate (p%types(size(fields)), p%elements(size(fields)))
+    allocate (p%types(size(fields)), p%elements(size(fields)), p%zhalo(size(fields)))
     do k = 1, size(fields)
       p%types(k) = fields(k)%type
+      p%zhalo(k) = fields(k)%zhalo
       block
         integer(c_long) :: e(3)
         status = from(c_field_extents(p%h, int(k - 1, c_int), e, p%elements(k)))
@@ -336,15 +501,20 @@ contains
   end function
 
   !> Field k's (from 1) allocated extents (x, y, z), halo included, and the
-  !> elements to allocate.
+  !> elements to allocate. (With zhalo: (1+2*zhalo, x, y), the array's order.)
   integer function haloex_field_extents(p, k, extents, elements) result(status)
     type(haloex_plan), intent(in) :: p
     integer, intent(in) :: k
     integer, intent(out) :: extents(3)
     integer(c_long), intent(out) :: elements
     integer(c_long) :: e(3)
+    integer :: n
     status = from(c_field_extents(p%h, int(k - 1, c_int), e, elements))
-    extents = int(reversed_long(e, p%ndim))
+    n = p%ndim
+    if (allocated(p%zhalo) .and. k >= 1 .and. k <= size(p%zhalo)) then
+      if (p%zhalo(k) > 0) n = 3
+    end if
+    extents = int(reversed_long(e, n))
   end function
 
   integer function haloex_strategy_count()
@@ -401,6 +571,30 @@ contains
     if (status == HALOEX_OK) status = haloex_exchange_end(x)
   end function
 
+  ! A type's name as the array's Fortran kind.
+  function type_name(type) result(s)
+    integer, intent(in) :: type
+    character(len=:), allocatable :: s
+    select case (type)
+    case (HALOEX_DOUBLE)
+      s = "real64"
+    case (HALOEX_FLOAT)
+      s = "real32"
+    case (HALOEX_BYTE)
+      s = "int8"
+    case (HALOEX_INT32)
+      s = "int32"
+    case (HALOEX_INT64)
+      s = "int64"
+    case (HALOEX_COMPLEX_FLOAT)
+      s = "complex(real32)"
+    case (HALOEX_COMPLEX_DOUBLE)
+      s = "complex(real64)"
+    case default
+      s = "type "//text_of(int(type, c_long))
+    end select
+  end function
+
   ! One array for a plan of one field: checked against the plan (type,
   ! element count, contiguity: a strided section would be copied to a
   ! temporary that is gone before the exchange ends), then its address.
@@ -415,9 +609,8 @@ contains
     else if (size(x%types) /= 1) then
       status = fail(HALOEX_ERR_ARGUMENT, "haloex_exchange_begin: the plan has several fields; pass c_loc pointers")
     else if (type /= x%types(1)) then
-      status = fail(HALOEX_ERR_ARGUMENT, "haloex_exchange_begin: the array is "// &
-                    trim(merge("real64", "real32", type == HALOEX_DOUBLE))//" but the field is "// &
-                    trim(merge("real64", "real32", x%types(1) == HALOEX_DOUBLE)))
+      status = fail(HALOEX_ERR_ARGUMENT, "haloex_exchange_begin: the array is "//type_name(type)// &
+                    " but the field is "//type_name(x%types(1)))
     else if (n /= x%elements(1)) then
       status = fail(HALOEX_ERR_ARGUMENT, "haloex_exchange_begin: the array has "//text_of(n)// &
                     " elements, the field with its halo "//text_of(x%elements(1)))
@@ -496,6 +689,158 @@ contains
     type(haloex_exchange), intent(in) :: x
     real(real32), intent(inout), target :: f(:, :, :, :)
     status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_FLOAT, is_contiguous(f))
+  end function
+
+  ! The same for the integer and complex types.
+  integer function begin_i2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int32), intent(inout), target :: f(:, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT32, is_contiguous(f))
+  end function
+  integer function run_i2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int32), intent(inout), target :: f(:, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT32, is_contiguous(f))
+  end function
+  integer function begin_i3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int32), intent(inout), target :: f(:, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT32, is_contiguous(f))
+  end function
+  integer function run_i3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int32), intent(inout), target :: f(:, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT32, is_contiguous(f))
+  end function
+  integer function begin_i4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int32), intent(inout), target :: f(:, :, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT32, is_contiguous(f))
+  end function
+  integer function run_i4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int32), intent(inout), target :: f(:, :, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT32, is_contiguous(f))
+  end function
+  integer function begin_l2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int64), intent(inout), target :: f(:, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT64, is_contiguous(f))
+  end function
+  integer function run_l2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int64), intent(inout), target :: f(:, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT64, is_contiguous(f))
+  end function
+  integer function begin_l3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int64), intent(inout), target :: f(:, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT64, is_contiguous(f))
+  end function
+  integer function run_l3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int64), intent(inout), target :: f(:, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT64, is_contiguous(f))
+  end function
+  integer function begin_l4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int64), intent(inout), target :: f(:, :, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT64, is_contiguous(f))
+  end function
+  integer function run_l4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int64), intent(inout), target :: f(:, :, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_INT64, is_contiguous(f))
+  end function
+  integer function begin_b2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int8), intent(inout), target :: f(:, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_BYTE, is_contiguous(f))
+  end function
+  integer function run_b2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int8), intent(inout), target :: f(:, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_BYTE, is_contiguous(f))
+  end function
+  integer function begin_b3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int8), intent(inout), target :: f(:, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_BYTE, is_contiguous(f))
+  end function
+  integer function run_b3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int8), intent(inout), target :: f(:, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_BYTE, is_contiguous(f))
+  end function
+  integer function begin_b4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int8), intent(inout), target :: f(:, :, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_BYTE, is_contiguous(f))
+  end function
+  integer function run_b4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    integer(int8), intent(inout), target :: f(:, :, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_BYTE, is_contiguous(f))
+  end function
+  integer function begin_z2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real64), intent(inout), target :: f(:, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_DOUBLE, is_contiguous(f))
+  end function
+  integer function run_z2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real64), intent(inout), target :: f(:, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_DOUBLE, is_contiguous(f))
+  end function
+  integer function begin_z3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real64), intent(inout), target :: f(:, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_DOUBLE, is_contiguous(f))
+  end function
+  integer function run_z3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real64), intent(inout), target :: f(:, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_DOUBLE, is_contiguous(f))
+  end function
+  integer function begin_z4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real64), intent(inout), target :: f(:, :, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_DOUBLE, is_contiguous(f))
+  end function
+  integer function run_z4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real64), intent(inout), target :: f(:, :, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_DOUBLE, is_contiguous(f))
+  end function
+  integer function begin_c2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real32), intent(inout), target :: f(:, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_FLOAT, is_contiguous(f))
+  end function
+  integer function run_c2(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real32), intent(inout), target :: f(:, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_FLOAT, is_contiguous(f))
+  end function
+  integer function begin_c3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real32), intent(inout), target :: f(:, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_FLOAT, is_contiguous(f))
+  end function
+  integer function run_c3(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real32), intent(inout), target :: f(:, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_FLOAT, is_contiguous(f))
+  end function
+  integer function begin_c4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real32), intent(inout), target :: f(:, :, :, :)
+    status = begin_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_FLOAT, is_contiguous(f))
+  end function
+  integer function run_c4(x, f) result(status)
+    type(haloex_exchange), intent(in) :: x
+    complex(real32), intent(inout), target :: f(:, :, :, :)
+    status = run_one(x, c_loc(f), size(f, kind=c_long), HALOEX_COMPLEX_FLOAT, is_contiguous(f))
   end function
 
 end module haloex

@@ -1,32 +1,69 @@
 #include "haloex/grid/decomposition.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace haloex {
 
 namespace {
 
-const char* axis_name(int d) {
-  static const char* names[] = {"x", "y", "z"};
-  return names[d];
-}
-
 std::string grid_text(const std::array<int, max_dims>& p, int ndim) { return extents_text(p, ndim); }
 
 }  // namespace
 
-Decomposition::Decomposition(MPI_Comm comm, const DecompositionSpec& spec) : ndim_(spec.ndim) {
+void Decomposition::check_global(const std::array<long, max_dims>& global) {
   if (ndim_ != 2 && ndim_ != 3)
     throw InputError("the lattice must have 2 or 3 dimensions, not " + std::to_string(ndim_));
+  for (int d = 0; d < ndim_; ++d) {
+    if (global[d] < 1)
+      throw InputError(std::string("global size along ") + axis_name(d) + " must be at least 1, not " +
+                       std::to_string(global[d]));
+    global_[d] = global[d];
+  }
+}
+
+namespace {
+
+// The range starts along d from a client's extents (checked), or haloex's
+// even split (the remainder to the lowest coordinates, one site each).
+std::vector<long> range_starts(long n, int p, const std::vector<long>& extents, int d) {
+  std::vector<long> b(static_cast<size_t>(p) + 1, 0);
+  if (extents.empty()) {
+    for (int c = 0; c <= p; ++c)
+      b[static_cast<size_t>(c)] = c == p ? n : Decomposition::block_offset(n, p, c);
+    return b;
+  }
+  if (static_cast<long>(extents.size()) != p)
+    throw InputError(std::string("the extents along ") + axis_name(d) + " list " +
+                     std::to_string(extents.size()) + " ranks but the process grid has " + std::to_string(p) +
+                     " there");
+  for (int c = 0; c < p; ++c) {
+    const long e = extents[static_cast<size_t>(c)];
+    if (e < 1)
+      throw InputError(std::string("the extents along ") + axis_name(d) + " give coordinate " +
+                       std::to_string(c) + " " + std::to_string(e) + " sites; every rank needs at least 1");
+    b[static_cast<size_t>(c) + 1] = b[static_cast<size_t>(c)] + e;
+  }
+  if (b.back() != n)
+    throw InputError(std::string("the extents along ") + axis_name(d) + " add up to " +
+                     std::to_string(b.back()) + " sites but the lattice has " + std::to_string(n) + " there");
+  return b;
+}
+
+}  // namespace
+
+Decomposition::Decomposition(MPI_Comm comm, const DecompositionSpec& spec) : ndim_(spec.ndim) {
+  check_global(spec.global);
   const int nranks = comm_size(comm);
   for (int d = 0; d < ndim_; ++d) {
-    if (spec.global[d] < 1)
-      throw InputError(std::string("global size along ") + axis_name(d) + " must be at least 1, not " +
-                       std::to_string(spec.global[d]));
-    global_[d] = spec.global[d];
     periodic_[d] = spec.periodic[d];
     procs_[d] = spec.procs[d];
+    if (procs_[d] == 0 && !spec.extents[d].empty()) procs_[d] = static_cast<int>(spec.extents[d].size());
   }
+  for (int d = ndim_; d < max_dims; ++d)
+    if (!spec.extents[d].empty())
+      throw InputError(std::string("extents given along ") + axis_name(d) + " of a " + std::to_string(ndim_) +
+                       "-D lattice");
 
   procs_ = resolve_process_grid(nranks, ndim_, procs_);
 
@@ -35,19 +72,27 @@ Decomposition::Decomposition(MPI_Comm comm, const DecompositionSpec& spec) : ndi
       throw InputError("process grid " + grid_text(procs_, ndim_) + " puts " + std::to_string(procs_[d]) +
                        " ranks along " + axis_name(d) + " but the lattice has only " +
                        std::to_string(global_[d]) + " sites there; use fewer ranks or a larger lattice");
+  std::array<std::vector<long>, max_dims> bounds;
+  for (int d = 0; d < max_dims; ++d)
+    bounds[d] = d < ndim_ ? range_starts(global_[d], procs_[d], spec.extents[d], d) : std::vector<long>{0, 1};
 
+  // No reordering: rank r of comm is rank r here, at row-major coordinates.
   std::array<int, max_dims> periods{};
   for (int d = 0; d < ndim_; ++d) periods[d] = periodic_[d] ? 1 : 0;
   mpi_check(MPI_Cart_create(comm, ndim_, procs_.data(), periods.data(), 0, cart_.out()), "MPI_Cart_create");
   rank_ = comm_rank(cart_.get());
   size_ = nranks;
   mpi_check(MPI_Cart_coords(cart_.get(), rank_, ndim_, coords_.data()), "MPI_Cart_coords");
+  place(bounds);
+}
 
-  for (int d = 0; d < ndim_; ++d) {
-    local_[d] = block_size(global_[d], procs_[d], coords_[d]);
-    offset_[d] = block_offset(global_[d], procs_[d], coords_[d]);
+void Decomposition::place(const std::array<std::vector<long>, max_dims>& bounds) {
+  bounds_ = bounds;
+  for (int d = 0; d < max_dims; ++d) {
+    const auto c = static_cast<size_t>(coords_[d]);
+    offset_[d] = bounds_[d][c];
+    local_[d] = bounds_[d][c + 1] - bounds_[d][c];
   }
-
   // Neighbour ranks for every offset, wrapping periodic dimensions ourselves
   // so the result does not depend on how an MPI library treats shifts.
   offsets_ = neighbour_offsets(ndim_);
@@ -63,14 +108,24 @@ Decomposition::Decomposition(MPI_Comm comm, const DecompositionSpec& spec) : ndi
         c[d] = (c[d] + procs_[d]) % procs_[d];
       }
     }
-    if (inside)
-      mpi_check(MPI_Cart_rank(cart_.get(), c.data(), &neighbours_[offset_index(o)]), "MPI_Cart_rank");
+    if (!inside) continue;
+    int& r = neighbours_[offset_index(o)];
+    if (rank_at_.empty())
+      mpi_check(MPI_Cart_rank(cart_.get(), c.data(), &r), "MPI_Cart_rank");
+    else
+      r = rank_at_[static_cast<size_t>((c[0] * procs_[1] + c[1]) * procs_[2] + c[2])];
   }
 }
 
-void Decomposition::require_thickness(long width, const std::string& what) const {
+long Decomposition::min_local_size(int d) const {
+  long m = global_[d];
+  for (size_t c = 0; c + 1 < bounds_[d].size(); ++c) m = std::min(m, bounds_[d][c + 1] - bounds_[d][c]);
+  return m;
+}
+
+void Decomposition::require_thickness(long width, const std::string& what, int only) const {
   for (int d = 0; d < ndim_; ++d)
-    if (min_local_size(d) < width)
+    if ((only < 0 || d == only) && min_local_size(d) < width)
       throw InputError(what + " is " + std::to_string(width) +
                        " sites wide but the thinnest subdomain has only " +
                        std::to_string(min_local_size(d)) + " sites along " + axis_name(d) + " (" +

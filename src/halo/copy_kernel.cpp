@@ -79,7 +79,8 @@ CopyKernel::CopyKernel(const Walk& src, const Walk& dst, size_t element_bytes)
   if (src.n != dst.n || src.table.size() != dst.table.size() || src.stride.size() != src.n.size() ||
       dst.stride.size() != dst.n.size())
     throw Error("copy kernel: the two sides of a copy visit different loops");
-  if (elem_ != 4 && elem_ != 8) throw Error("copy kernel: elements must be 4 or 8 bytes");
+  if (elem_ != 1 && elem_ != 4 && elem_ != 8 && elem_ != 16)
+    throw Error("copy kernel: elements must be 1, 4, 8 or 16 bytes, not " + std::to_string(elem_));
   // Loops of one iteration go; a loop that continues the one inside it on
   // both sides (outer stride = inner stride * inner count) merges with it.
   std::vector<Loop> loops;
@@ -297,11 +298,20 @@ struct KernelBodies {
   }
 };
 
+namespace {
+// A 16-byte element (a complex double) moved as one value.
+struct Bits128 {
+  std::uint64_t lo, hi;
+};
+}  // namespace
+
 void CopyKernel::choose() {
-  if (elem_ == 8)
-    KernelBodies<std::uint64_t>::choose(*this);
-  else
-    KernelBodies<std::uint32_t>::choose(*this);
+  switch (elem_) {
+    case 16: return KernelBodies<Bits128>::choose(*this);
+    case 8: return KernelBodies<std::uint64_t>::choose(*this);
+    case 4: return KernelBodies<std::uint32_t>::choose(*this);
+    default: return KernelBodies<std::uint8_t>::choose(*this);
+  }
 }
 
 }  // namespace haloex

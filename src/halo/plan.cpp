@@ -30,9 +30,10 @@ Box make_box(const FieldShape& s, const Offset& region, int ndim, int upto, bool
     std::pair<long, long> r{0, s.local[e]};
     if (e < ndim) {
       if (e == dim)
-        r = send ? send_range(side, s.local[e], s.width[e]) : halo_range(side, s.local[e], s.width[e]);
+        r = send ? send_range(side, s.local[e], s.exchanged[e])
+                 : halo_range(side, s.local[e], s.exchanged[e]);
       else if (e < upto)
-        r = halo_range(region[e], s.local[e], s.width[e]);
+        r = halo_range(region[e], s.local[e], s.exchanged[e]);
     }
     b.lo[e] = r.first;
     b.hi[e] = r.second;
@@ -236,8 +237,8 @@ void check_plan_inputs(const Decomposition& dec, const std::vector<FieldSpec>& f
     throw InputError("halo plan: mpi_count_limit " + std::to_string(options.mpi_count_limit) +
                      " is outside 2.." + std::to_string(mpi_int_count_max));
   for (const FieldSpec& f : fields) {
-    const FieldShape expect =
-        FieldShape::make(dec, f.shape.type, f.shape.ncomp, f.shape.halo, f.shape.layout);
+    const FieldShape expect = FieldShape::make(dec, f.shape.type, f.shape.ncomp,
+                                               HaloWidths{f.shape.width, f.shape.exchanged}, f.shape.layout);
     if (!(expect == f.shape))
       throw InputError("a field given to the halo plan was not built on this decomposition");
   }
@@ -258,9 +259,9 @@ Link direct_link(const Decomposition& dec, const std::vector<FieldSpec>& fields,
     Box sb, rb;
     for (int e = 0; e < max_dims; ++e) {
       auto [slo, shi] =
-          e < ndim ? send_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
+          e < ndim ? send_range(o[e], s.local[e], s.exchanged[e]) : std::pair<long, long>{0, s.local[e]};
       auto [rlo, rhi] =
-          e < ndim ? halo_range(o[e], s.local[e], s.width[e]) : std::pair<long, long>{0, s.local[e]};
+          e < ndim ? halo_range(o[e], s.local[e], s.exchanged[e]) : std::pair<long, long>{0, s.local[e]};
       sb.lo[e] = slo, sb.hi[e] = shi, rb.lo[e] = rlo, rb.hi[e] = rhi;
     }
     add_part(l.send, f, sb, selected_components(fields[f], regions, opposite(o)), s);

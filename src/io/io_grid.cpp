@@ -9,6 +9,7 @@ IoGrid::IoGrid(const Decomposition& dec, std::array<int, 3> grid) : grid_(grid) 
   for (int d = 0; d < 3; ++d) {
     global_[d] = dec.global_size(d);
     procs_[d] = dec.procs(d);
+    for (int c = 0; c <= procs_[d]; ++c) starts_[d].push_back(dec.range_start(d, c));
   }
   for (int d = 0; d < 3; ++d)
     if (grid_[d] < 1 || procs_[d] % grid_[d] != 0)
@@ -37,8 +38,8 @@ Box IoGrid::file_box(int f) const {
   Box b;
   for (int d = 0; d < 3; ++d) {
     const int k = procs_[d] / grid_[d];
-    b.lo[d] = Decomposition::block_offset(global_[d], procs_[d], fc[d] * k);
-    b.hi[d] = Decomposition::block_offset(global_[d], procs_[d], (fc[d] + 1) * k);
+    b.lo[d] = starts_[d][static_cast<size_t>(fc[d] * k)];
+    b.hi[d] = starts_[d][static_cast<size_t>((fc[d] + 1) * k)];
   }
   return b;
 }

@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   haloex_decomp d = nullptr;
   haloex_plan p = nullptr;
   haloex_exchange x = nullptr;
-  const haloex_field field = {HALOEX_DOUBLE, 19, 1, HALOEX_AOS, 0, nullptr};
+  const haloex_field field = {.type = HALOEX_DOUBLE, .ncomp = 19, .halo = 1, .layout = HALOEX_AOS};
   if (haloex_decomp_create(MPI_COMM_WORLD, 3, global, procs, periodic, &d) != HALOEX_OK)
     return fail("decomp");
   if (haloex_plan_create(d, 1, &field, &p) != HALOEX_OK) return fail("plan");

@@ -4,7 +4,9 @@ holds a value made from its global coordinates, the halo -1; after an
 exchange every halo value must be that of the global site it mirrors
 (wrapped where periodic), or still -1 across a wall and where its component
 does not travel. Every strategy; 3-D AoS float64 with a wall, 3-D SoA
-float32 split begin/end, 2-D AoS D2Q9 reduced. Then bad arguments, each a
+float32 split begin/end, 2-D AoS D2Q9 reduced; and a client's own split,
+halo widths below the allocated halo, z planes of a 2-D lattice, integer,
+byte and complex dtypes (client_run). Then bad arguments, each a
 Python exception with a clear message. Exit 0 only when all pass."""
 
 import sys
@@ -106,7 +108,7 @@ def bad_arguments():
     expect(TypeError, "NumPy array", lambda: x.run([f.tolist()]))
     expect(haloex.HaloexError, "halo", lambda: haloex.Plan(dec, [haloex.Field("float64", halo=20)]))
     expect(haloex.HaloexError, "unknown halo strategy 'fast'", lambda: haloex.Exchange(plan, "fast"))
-    expect(ValueError, "dtype must be", lambda: haloex.Field("int32"))
+    expect(ValueError, "dtype must be", lambda: haloex.Field("int16"))
     expect(TypeError, "mpi4py communicator", lambda: haloex.Decomposition(object(), (8, 8)))
     expect(haloex.HaloexError, "no exchange was begun", x.end)
     x.begin(f)
@@ -116,7 +118,70 @@ def bad_arguments():
         failures.append(f"strategy is {x.strategy}")
 
 
+def client_extents(n, p):
+    """A client's split: the remainder on the highest coordinates."""
+    return [n // p + (1 if c >= p - n % p else 0) for c in range(p)]
+
+
+def client_run(strategy, n, periodic, dtype, layout, halo, width, ncomp, owned, zhalo=0):
+    """A client's split (per-dimension extents, or this rank's box with the
+    ranks x fastest), a halo deeper than the width exchanged, the planes of a
+    2-D lattice in z, any dtype: halo elements beyond the width, on the z
+    planes and across walls keep their sentinels."""
+    ndim = len(n)
+    procs = list(MPI.Compute_dims(comm.size, ndim))
+    ext = [client_extents(n[d], procs[d]) for d in range(ndim)]
+    if owned:
+        c, r = [], comm.rank
+        for d in range(ndim):  # x fastest
+            c.append(r % procs[d])
+            r //= procs[d]
+        first = [sum(ext[d][: c[d]]) for d in range(ndim)]
+        dec = haloex.Decomposition(comm, n, periodic=periodic, first=first, extent=[ext[d][c[d]] for d in range(ndim)])
+    else:
+        dec = haloex.Decomposition(comm, n, procs=procs, periodic=periodic, extents=ext)
+    if dec.rank != comm.rank:
+        failures.append(f"rank {dec.rank} in the decomposition, {comm.rank} in the communicator")
+    try:
+        plan = haloex.Plan(dec, [haloex.Field(dtype, ncomp=ncomp, halo=halo, layout=layout, width=width, zhalo=zhalo)])
+        x = haloex.Exchange(plan, strategy)
+    except haloex.HaloexError as e:  # red-black on an odd periodic ring
+        assert e.status == 3, e
+        return 0
+    values, written, inside = expected(dec, n, periodic, halo, ncomp)
+    w = width or halo
+    for d in range(ndim):  # deeper than the width exchanged: never written
+        local = np.arange(-halo, dec.local[d] + halo)
+        reach = (local >= -w) & (local < dec.local[d] + w)
+        written &= reach.reshape([-1 if e == d else 1 for e in range(ndim)] + [1])
+    sentinel = -1.0 - np.arange(values.size).reshape(values.shape)
+    if dtype in ("uint8", "int8"):  # no unique values: 1..97 and sentinels 100..121
+        values, sentinel = values % 97 + 1, 100 + (-sentinel) % 22
+    start = np.where(inside[..., None], values, sentinel)
+    want = np.where(written, values, sentinel)
+    if zhalo:  # the lattice's plane between planes that keep their sentinels
+        start = np.stack([sentinel - 1000 * (p + 1) if p != zhalo else start for p in range(2 * zhalo + 1)], axis=2)
+        want = np.stack([sentinel - 1000 * (p + 1) if p != zhalo else want for p in range(2 * zhalo + 1)], axis=2)
+        if dtype in ("uint8", "int8"):
+            start, want = start % 128, want % 128
+    f = plan.empty()
+    f[...] = (start if layout == "aos" else np.moveaxis(start, -1, 0)).astype(dtype)
+    x.run(f)
+    got = f if layout == "aos" else np.moveaxis(f, 0, -1)
+    bad = np.argwhere(got != want.astype(dtype))
+    if len(bad):
+        at = tuple(int(i) for i in bad[0])
+        failures.append(f"client {strategy} {n} {dtype} {layout} halo {halo} width {width} zhalo {zhalo}: "
+                        f"{len(bad)} wrong; at {at}: {got[at]} not {want.astype(dtype)[at]}")
+    return 1
+
+
 ran = 0
+for s in haloex.strategies():
+    ran += client_run(s, (11, 9, 7), (True, False, True), "int32", "aos", 2, 1, 2, owned=True)
+    ran += client_run(s, (11, 9, 7), (True, True, True), "complex128", "soa", 1, 0, 3, owned=False)
+    ran += client_run(s, (13, 10), (True, True), "uint8", "aos", 2, 0, 2, owned=True, zhalo=1)
+    ran += client_run(s, (13, 10), (False, True), "int64", "soa", 2, 1, 1, owned=False)
 for s in haloex.strategies():
     ran += run(s, (12, 10, 8), (True, False, True), "float64", "aos", 1, 3)
     ran += run(s, (12, 10, 8), (False, True, True), "float32", "soa", 2, 2, split=True)

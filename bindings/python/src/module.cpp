@@ -34,10 +34,26 @@ void check(int status) {
   throw py::error_already_set();
 }
 
+// NumPy's name of each element type the library moves (it moves bits, so
+// int8 travels as a byte and uint32 would as int32; the dtype is NumPy's).
+const std::array<std::pair<const char*, int>, 9> dtypes{{{"float64", HALOEX_DOUBLE},
+                                                         {"float32", HALOEX_FLOAT},
+                                                         {"uint8", HALOEX_BYTE},
+                                                         {"int8", HALOEX_BYTE},
+                                                         {"int32", HALOEX_INT32},
+                                                         {"int64", HALOEX_INT64},
+                                                         {"complex64", HALOEX_COMPLEX_FLOAT},
+                                                         {"complex128", HALOEX_COMPLEX_DOUBLE},
+                                                         {"double", HALOEX_DOUBLE}}};
+
 int type_of(const std::string& dtype) {
-  if (dtype == "float64" || dtype == "double") return HALOEX_DOUBLE;
-  if (dtype == "float32" || dtype == "float") return HALOEX_FLOAT;
-  throw py::value_error("dtype must be 'float64' or 'float32', not '" + dtype + "'");
+  if (dtype == "float") return HALOEX_FLOAT;
+  for (const auto& [name, type] : dtypes)
+    if (dtype == name) return type;
+  throw py::value_error(
+      "dtype must be one of float64, float32, uint8, int8, int32, int64, complex64, "
+      "complex128; not '" +
+      dtype + "'");
 }
 
 int layout_of(const std::string& layout) {
@@ -52,12 +68,22 @@ struct Field {
   int ncomp = 1, halo = 1;
   std::string layout = "aos";
   std::vector<std::array<int, 3>> dirs;  // empty: every component travels
+  int width = 0, zhalo = 0;              // exchanged width (0: halo); z planes of a 2-D lattice
 };
+
+// A list of exactly n entries of T from Python, or a ValueError naming it.
+template <class T>
+std::vector<T> entries(const py::object& o, size_t n, const char* what) {
+  std::vector<T> v = o.cast<std::vector<T>>();
+  if (v.size() != n) throw py::value_error(std::string(what) + " needs " + std::to_string(n) + " entries");
+  return v;
+}
 
 class Decomposition {
  public:
   Decomposition(const py::object& comm, const std::vector<long>& global,
-                std::optional<std::vector<int>> procs, const py::object& periodic) {
+                std::optional<std::vector<int>> procs, const py::object& periodic, const py::object& extents,
+                const py::object& first, const py::object& extent) {
     const int ndim = static_cast<int>(global.size());
     if (ndim != 2 && ndim != 3) throw py::value_error("global_size needs 2 or 3 entries");
     if (!py::hasattr(comm, "py2f"))
@@ -73,7 +99,28 @@ class Decomposition {
       throw py::value_error("procs and periodic need as many entries as global_size");
     const MPI_Fint f = comm.attr("py2f")().cast<MPI_Fint>();
     ndim_ = ndim;
-    check(haloex_decomp_create_f(f, ndim, global.data(), p.data(), w.data(), &h_));
+    const auto n = static_cast<size_t>(ndim);
+    if (!first.is_none() || !extent.is_none()) {
+      if (first.is_none() || extent.is_none() || procs || !extents.is_none())
+        throw py::value_error("first and extent (this rank's box) go together, without procs or extents");
+      const std::vector<long> f0 = entries<long>(first, n, "first"), e0 = entries<long>(extent, n, "extent");
+      check(haloex_decomp_create_owned_f(f, ndim, global.data(), w.data(), f0.data(), e0.data(), &h_));
+    } else if (!extents.is_none()) {
+      std::vector<std::optional<std::vector<long>>> e =
+          entries<std::optional<std::vector<long>>>(extents, n, "extents");
+      std::vector<const long*> ptrs(3, nullptr);
+      for (size_t d = 0; d < n; ++d) {
+        if (!e[d]) continue;
+        if (p[d] == 0) p[d] = static_cast<int>(e[d]->size());
+        if (static_cast<int>(e[d]->size()) != p[d])
+          throw py::value_error("extents[" + std::to_string(d) + "] needs procs[" + std::to_string(d) +
+                                "] entries");
+        ptrs[d] = e[d]->data();
+      }
+      check(haloex_decomp_create_ranges_f(f, ndim, global.data(), p.data(), w.data(), ptrs.data(), &h_));
+    } else {
+      check(haloex_decomp_create_f(f, ndim, global.data(), p.data(), w.data(), &h_));
+    }
     check(
         haloex_decomp_info(h_, &rank_, &size_, procs_.data(), coords_.data(), local_.data(), offset_.data()));
   }
@@ -107,19 +154,23 @@ class Plan {
       if (!f.dirs.empty() && static_cast<int>(f.dirs.size()) != f.ncomp)
         throw py::value_error("dirs needs one direction per component (" + std::to_string(f.ncomp) + ")");
       cf.push_back({type_of(f.dtype), f.ncomp, f.halo, layout_of(f.layout), static_cast<int>(f.dirs.size()),
-                    f.dirs.empty() ? nullptr : f.dirs.front().data()});
+                    f.dirs.empty() ? nullptr : f.dirs.front().data(), f.width, f.zhalo});
     }
     check(haloex_plan_create(d.handle(), static_cast<int>(cf.size()), cf.data(), &h_));
     for (size_t k = 0; k < fields.size(); ++k) {
       std::array<long, 3> e{};
       check(haloex_field_extents(h_, static_cast<int>(k), e.data(), nullptr));
-      std::vector<py::ssize_t> shape(e.begin(), e.begin() + ndim_);
+      // (A 2-D lattice with z planes is a 3-D array.)
+      std::vector<py::ssize_t> shape(e.begin(), e.begin() + (fields[k].zhalo ? 3 : ndim_));
       if (fields[k].layout == "aos")
         shape.push_back(fields[k].ncomp);
       else
         shape.insert(shape.begin(), fields[k].ncomp);
       shapes_.push_back(shape);
-      dtypes_.push_back(cf[k].type == HALOEX_FLOAT ? py::dtype::of<float>() : py::dtype::of<double>());
+      const std::string name = fields[k].dtype == "double"  ? "float64"
+                               : fields[k].dtype == "float" ? "float32"
+                                                            : fields[k].dtype;
+      dtypes_.push_back(py::dtype::from_args(py::str(name)));
     }
   }
   ~Plan() { haloex_plan_free(&h_); }
@@ -272,13 +323,16 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<Field>(m, "Field", "One field of a plan: dtype, values per site, halo width, layout, directions")
       .def(py::init([](const std::string& dtype, int ncomp, int halo, const std::string& layout,
-                       std::optional<std::vector<std::array<int, 3>>> dirs) {
+                       std::optional<std::vector<std::array<int, 3>>> dirs, int width, int zhalo) {
              type_of(dtype);
              layout_of(layout);
-             return Field{dtype, ncomp, halo, layout, dirs.value_or(std::vector<std::array<int, 3>>{})};
+             return Field{dtype, ncomp, halo, layout, dirs.value_or(std::vector<std::array<int, 3>>{}),
+                          width, zhalo};
            }),
            py::arg("dtype") = "float64", py::arg("ncomp") = 1, py::arg("halo") = 1, py::arg("layout") = "aos",
-           py::arg("dirs") = py::none())
+           py::arg("dirs") = py::none(), py::arg("width") = 0, py::arg("zhalo") = 0)
+      .def_readonly("width", &Field::width)
+      .def_readonly("zhalo", &Field::zhalo)
       .def_readonly("dtype", &Field::dtype)
       .def_readonly("ncomp", &Field::ncomp)
       .def_readonly("halo", &Field::halo)
@@ -287,8 +341,9 @@ PYBIND11_MODULE(_core, m) {
   py::class_<Decomposition, std::shared_ptr<Decomposition>>(
       m, "Decomposition", "A global lattice split over an mpi4py communicator")
       .def(py::init<const py::object&, const std::vector<long>&, std::optional<std::vector<int>>,
-                    const py::object&>(),
-           py::arg("comm"), py::arg("global_size"), py::arg("procs") = py::none(), py::arg("periodic") = true)
+                    const py::object&, const py::object&, const py::object&, const py::object&>(),
+           py::arg("comm"), py::arg("global_size"), py::arg("procs") = py::none(), py::arg("periodic") = true,
+           py::arg("extents") = py::none(), py::arg("first") = py::none(), py::arg("extent") = py::none())
       .def_property_readonly("ndim", &Decomposition::ndim)
       .def_readonly("rank", &Decomposition::rank_)
       .def_readonly("size", &Decomposition::size_)

@@ -5,13 +5,16 @@
 
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "haloex/field/folded_memory.hpp"
@@ -24,54 +27,86 @@ namespace haloex {
 /// SoA keeps each component's sites together.
 enum class Layout { aos, soa };
 
-/// Element types a field may hold.
-enum class ElementType { f64, f32 };
+/// Element types a field may hold. An exchange moves their bits, so any
+/// type of the same size travels as one of these.
+enum class ElementType { f64, f32, u8, i32, i64, c64, c128 };
 
-/// The name of a layout ("aos", "soa") or element type ("double", "float").
+/// The name of a layout ("aos", "soa") or element type ("double", "float",
+/// "byte", "int32", "int64", "complex64", "complex128").
 /// @{
 std::string to_string(Layout l);
 std::string to_string(ElementType t);
 /// @}
 /// Parse "aos"/"soa" (throws InputError otherwise).
 Layout parse_layout(const std::string& s);
-/// Parse "double"/"float" (throws InputError otherwise).
+/// Parse "double"/"float", the types benchmarks and applications compute
+/// in (throws InputError otherwise).
 ElementType parse_element_type(const std::string& s);
 /// Bytes per element.
-inline size_t element_size(ElementType t) { return t == ElementType::f64 ? 8 : 4; }
+size_t element_size(ElementType t);
 /// The matching MPI datatype.
-inline MPI_Datatype mpi_type(ElementType t) { return t == ElementType::f64 ? MPI_DOUBLE : MPI_FLOAT; }
+MPI_Datatype mpi_type(ElementType t);
 
-/// The ElementType of a C++ element type T (double or float).
-/// @{
+/// The ElementType of a C++ element type T.
 template <class T>
-constexpr ElementType element_type_of();
-template <>
-constexpr ElementType element_type_of<double>() {
-  return ElementType::f64;
+constexpr ElementType element_type_of() {
+  if constexpr (std::is_same_v<T, double>)
+    return ElementType::f64;
+  else if constexpr (std::is_same_v<T, float>)
+    return ElementType::f32;
+  else if constexpr (sizeof(T) == 1 && std::is_integral_v<T>)
+    return ElementType::u8;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return ElementType::i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return ElementType::i64;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return ElementType::c64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    return ElementType::c128;
+  else
+    static_assert(sizeof(T) == 0, "no haloex element type for T");
 }
-template <>
-constexpr ElementType element_type_of<float>() {
-  return ElementType::f32;
-}
-/// @}
+
+/// A field's halo widths per dimension: the sites allocated on each side,
+/// and the sites an exchange fills next to the interior (at most as many).
+/// A code may allocate a halo for its widest stencil and exchange one plane
+/// of a field that needs no more. Along the third dimension of a 2-D lattice
+/// `alloc` gives planes kept above and below the lattice's one plane (a 2-D
+/// lattice in the 3-D arrays of a 3-D code), which no exchange fills.
+struct HaloWidths {
+  std::array<long, max_dims> alloc{1, 1, 1};      ///< allocated on each side
+  std::array<long, max_dims> exchanged{1, 1, 1};  ///< filled by an exchange (0 past the lattice's dimensions)
+
+  /// `halo` allocated and exchanged along each of the decomposition's
+  /// dimensions, nothing past them.
+  static HaloWidths uniform(int ndim, long halo);
+};
 
 /// Geometry of a field, independent of its element type and storage: enough
 /// to address any (site, component) and to describe what an exchange moves.
 struct FieldShape {
-  ElementType type = ElementType::f64;  ///< element type
-  int ncomp = 1;                        ///< values per site
-  int halo = 1;                         ///< halo width in sites, on every side of every decomposed dimension
-  Layout layout = Layout::aos;          ///< order of the components in memory
-  std::array<long, max_dims> local{1, 1, 1};   ///< interior extents
-  std::array<long, max_dims> width{0, 0, 0};   ///< halo width per dimension (0 along unused ones)
-  std::array<long, max_dims> alloc{1, 1, 1};   ///< allocated extents: local + 2 * width
-  std::array<long, max_dims> stride{0, 0, 1};  ///< site-index stride per dimension
-  long nsites = 1;                             ///< allocated sites
-  long site_stride = 1;                        ///< elements between sites
-  long comp_stride = 1;                        ///< elements between components
+  ElementType type = ElementType::f64;            ///< element type
+  int ncomp = 1;                                  ///< values per site
+  int halo = 1;                                   ///< widest allocated halo along the decomposed dimensions
+  Layout layout = Layout::aos;                    ///< order of the components in memory
+  std::array<long, max_dims> local{1, 1, 1};      ///< interior extents
+  std::array<long, max_dims> width{0, 0, 0};      ///< allocated halo sites on each side, per dimension
+  std::array<long, max_dims> exchanged{0, 0, 0};  ///< halo sites an exchange fills, per dimension
+  std::array<long, max_dims> alloc{1, 1, 1};      ///< allocated extents: local + 2 * width
+  std::array<long, max_dims> stride{0, 0, 1};     ///< site-index stride per dimension
+  long nsites = 1;                                ///< allocated sites
+  long site_stride = 1;                           ///< elements between sites
+  long comp_stride = 1;                           ///< elements between components
 
-  /// Shape of a field with these properties on this rank's subdomain.
+  /// Shape of a field with these properties on this rank's subdomain: a halo
+  /// of `halo` sites allocated and exchanged along every decomposed dimension
+  /// (throws InputError when a subdomain is thinner).
   static FieldShape make(const Decomposition& dec, ElementType type, int ncomp, int halo, Layout layout);
+  /// The same with halo widths per dimension (throws InputError when an
+  /// exchanged width exceeds the allocated one or a subdomain's thickness).
+  static FieldShape make(const Decomposition& dec, ElementType type, int ncomp, const HaloWidths& halo,
+                         Layout layout);
   /// The same field on a subdomain of other interior extents (a neighbour's).
   FieldShape with_local(const std::array<long, max_dims>& extents) const;
 
@@ -147,7 +182,16 @@ class Field {
   /// from a neighbour.
   Field(const Decomposition& dec, int ncomp, int halo, Layout layout = Layout::aos,
         FieldMemory memory = FieldMemory::heap)
-      : shape_(FieldShape::make(dec, element_type_of<T>(), ncomp, halo, layout)) {
+      : Field(dec, FieldShape::make(dec, element_type_of<T>(), ncomp, halo, layout), memory) {}
+  /// A field with halo widths per dimension (HaloWidths).
+  Field(const Decomposition& dec, int ncomp, const HaloWidths& halo, Layout layout = Layout::aos,
+        FieldMemory memory = FieldMemory::heap)
+      : Field(dec, FieldShape::make(dec, element_type_of<T>(), ncomp, halo, layout), memory) {}
+
+  /// A field of the given shape (made for `dec`), in the given memory.
+  Field(const Decomposition& dec, const FieldShape& shape, FieldMemory memory) : shape_(shape) {
+    if (shape.type != element_type_of<T>())
+      throw Error("a field of " + to_string(shape.type) + " held as another type");
     const size_t n = static_cast<size_t>(shape_.elements());
     if (memory == FieldMemory::heap) {
       heap_ = allocate_aligned<T>(n);

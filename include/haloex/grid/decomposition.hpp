@@ -19,6 +19,23 @@ struct DecompositionSpec {
   std::array<long, max_dims> global{1, 1, 1};  ///< lattice sites per dimension
   std::array<int, max_dims> procs{0, 0, 0};    ///< ranks per dimension; 0: chosen by MPI_Dims_create
   std::array<bool, max_dims> periodic{true, true, true};  ///< whether each dimension wraps around
+  /// The client's own split (PETSc's ownership ranges): extents[d] lists the
+  /// sites that coordinates 0, 1, ... own along d, one entry per rank along
+  /// d, each at least 1, summing to global[d]. Empty: haloex's even split.
+  /// Along a dimension given this way procs[d] must be given or 0 (then it
+  /// is the number of entries).
+  std::array<std::vector<long>, max_dims> extents{};
+};
+
+/// One rank's own box, for a client that decomposed the lattice itself and
+/// knows only its own part (GHEX's domain descriptor): the process grid and
+/// the coordinates follow from every rank's box.
+struct OwnedBoxSpec {
+  int ndim = 3;                                           ///< 2 or 3
+  std::array<long, max_dims> global{1, 1, 1};             ///< lattice sites per dimension
+  std::array<bool, max_dims> periodic{true, true, true};  ///< whether each dimension wraps around
+  std::array<long, max_dims> first{0, 0, 0};              ///< global index of this rank's first site
+  std::array<long, max_dims> extent{1, 1, 1};             ///< this rank's sites along each dimension
 };
 
 /// A rank's place in the decomposed lattice: process grid, coordinates,
@@ -29,6 +46,13 @@ class Decomposition {
   /// Collective over comm. Throws InputError when the process grid does not
   /// multiply to the number of ranks or a dimension has more ranks than sites.
   Decomposition(MPI_Comm comm, const DecompositionSpec& spec);
+  /// Collective over comm: every rank gives its own box. The boxes must tile
+  /// the lattice as a process grid (ranks sharing a range along d agree on
+  /// it, no gap, no overlap); otherwise every rank throws the same
+  /// InputError, naming ranks and sites. Ranks keep their numbers: the
+  /// decomposition's communicator is a duplicate of comm, and a rank's
+  /// coordinates are where its box lies, whatever its rank.
+  Decomposition(MPI_Comm comm, const OwnedBoxSpec& spec);
 
   /// Number of dimensions, 2 or 3.
   int ndim() const { return ndim_; }
@@ -52,7 +76,10 @@ class Decomposition {
   /// Global index of local site 0 along d.
   long offset(int d) const { return offset_[d]; }
   /// Smallest local extent any rank has along d.
-  long min_local_size(int d) const { return global_[d] / procs_[d]; }
+  long min_local_size(int d) const;
+  /// Global index of the first site that coordinate c owns along d; c =
+  /// procs(d) gives global_size(d).
+  long range_start(int d, int c) const { return bounds_[d][static_cast<size_t>(c)]; }
   /// Local interior sites.
   long local_volume() const { return local_[0] * local_[1] * local_[2]; }
 
@@ -72,15 +99,21 @@ class Decomposition {
   const std::vector<Offset>& offsets() const { return offsets_; }
 
   /// Throws InputError unless every rank's subdomain is at least `width`
-  /// sites thick along every decomposed dimension.
-  void require_thickness(long width, const std::string& what) const;
+  /// sites thick along every decomposed dimension (along d alone, when d is
+  /// given).
+  void require_thickness(long width, const std::string& what, int d = -1) const;
 
   /// One line describing the decomposition, e.g. "64x64x64 on 2x1x1 (ppp)".
   std::string describe() const;
 
  private:
+  void check_global(const std::array<long, max_dims>& global);
+  void place(const std::array<std::vector<long>, max_dims>& bounds);
+
   int ndim_;
   Comm cart_;
+  std::vector<int> rank_at_;  // rank at each row-major grid position (owned boxes; empty: rank order)
+  std::array<std::vector<long>, max_dims> bounds_{};  // per d: procs[d] + 1 range starts
   int rank_ = 0, size_ = 1;
   std::array<long, max_dims> global_{1, 1, 1};
   std::array<int, max_dims> procs_{1, 1, 1};
@@ -91,6 +124,12 @@ class Decomposition {
   std::array<int, 27> neighbours_{};
   std::vector<Offset> offsets_;
 };
+
+/// "x", "y" or "z".
+inline const char* axis_name(int d) {
+  static const char* names[] = {"x", "y", "z"};
+  return names[d];
+}
 
 /// The process grid for nranks ranks: the given entries kept, zero entries
 /// chosen by MPI_Dims_create. Throws InputError when the given entries cannot

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <vector>
 
 #include "haloex/core/mpi.hpp"
 #include "haloex/grid/box.hpp"
@@ -37,6 +38,7 @@ class IoGrid {
   std::array<int, 3> grid_;
   std::array<long, 3> global_;
   std::array<int, 3> procs_;
+  std::array<std::vector<long>, 3> starts_;  // range starts per dimension, as the decomposition has them
   int file_ = 0;
   int sub_rank_ = 0;
   Comm sub_;
