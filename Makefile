@@ -140,6 +140,19 @@ lint: deps-tools configure
 	cmake --build $(BUILD) --target haloex_git_commit
 	bash scripts/lint.sh $(BUILD)
 
+# ---- clients (make clients; docs/clients.md) ----
+# Codes haloex did not write exchanging their halos through it, judged by
+# their own tests: LUDWIG_SRC=<Ludwig 0.23.0 source folder> and/or
+# HPC4WC_SRC=<HPC4WC checkout> (neither is in Debian or PyPI). Built and run
+# in CLIENTS_WORK (outside the tree); tables into CLIENTS_OUT. CLIENT_RANKS,
+# CLIENT_STRATEGIES, CLIENT_ROUNDS and CLIENT_PARTS narrow it
+# (clients/clients.sh says how).
+CLIENTS_WORK ?= /tmp/haloex-clients
+CLIENTS_OUT ?= results/clients
+.PHONY: clients
+clients: build
+	bash clients/clients.sh $(BUILD) $(CLIENTS_WORK) $(CLIENTS_OUT)
+
 # ---- fuzzing (make fuzz; docs/testing.md, "Fuzzing") ----
 # libFuzzer with ASan and UBSan (clang) on the case-file, metadata and .npy
 # header parsers, built in build-fuzz/; each target runs FUZZ_RUNS

@@ -16,8 +16,8 @@ clang-format --dry-run --Werror "${cxx[@]}" || status=1
 
 echo "== ruff"
 # (python/, the ParaView test scripts and the haloex package with its test, with python/'s settings)
-(cd python && "$root/.venv/bin/ruff" check . ../tests/paraview ../tests/python ../tests/docs ../bindings/python ../examples ../peers &&
-  "$root/.venv/bin/ruff" format --check . ../tests/paraview ../tests/python ../tests/docs ../bindings/python ../examples ../peers) || status=1
+(cd python && "$root/.venv/bin/ruff" check . ../tests/paraview ../tests/python ../tests/docs ../bindings/python ../examples ../peers ../clients &&
+  "$root/.venv/bin/ruff" format --check . ../tests/paraview ../tests/python ../tests/docs ../bindings/python ../examples ../peers ../clients) || status=1
 
 echo "== clang-tidy (${build}/compile_commands.json)"
 if [[ ! -f $build/compile_commands.json ]]; then

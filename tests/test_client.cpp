@@ -200,6 +200,29 @@ INSTANTIATE_TEST_SUITE_P(AllStrategies, ClientSplit,
                            return n;
                          });
 
+// A lattice one site thick along z (a 2-D system in a 3-D code), periodic
+// there with one rank: a halo two planes deep holds the one plane twice, and
+// along x and y, where subdomains are thicker, the usual images.
+TEST_P(ClientSplit, HaloWiderThanAPeriodicDimensionWithOneRank) {
+  const auto& [strategy, ndim, mixed] = GetParam();
+  if (ndim != 3) GTEST_SKIP() << "3-D only";
+  DecompositionSpec spec;
+  spec.ndim = 3;
+  std::array<int, 3> p{0, 0, 1};
+  MPI_Dims_create(world_size(), 2, p.data());
+  spec.global =
+      world_size() > 8 ? std::array<long, 3>{3L * p[0] - 1, 3L * p[1] - 1, 1} : std::array<long, 3>{11, 9, 1};
+  spec.procs = p;
+  spec.periodic = {!mixed, true, true};
+  Decomposition dec(MPI_COMM_WORLD, spec);
+  Field<double> f(dec, 3, HaloWidths::uniform(3, 2), Layout::aos);
+  HaloWidths deep = HaloWidths::uniform(3, 2);
+  deep.alloc[2] = deep.exchanged[2] = 3;  // three images of the one plane
+  Field<float> g(dec, 2, deep, Layout::soa);
+  EXPECT_EQ(exchange_all(strategy, dec, {checked(f, dec, strategy), checked(g, dec, strategy)}), 0);
+  EXPECT_THROW(Field<double>(dec, 1, 2), InputError);  // without widths: the old rule, the halo must fit
+}
+
 class PlanesOfA2dLattice : public ::testing::TestWithParam<std::string> {};
 
 // A 2-D lattice in the 3-D arrays of a 3-D code: the planes above and below
@@ -264,9 +287,11 @@ TEST(ClientSplitRefused, WidthsThatDoNotFit) {
   HaloWidths w = HaloWidths::uniform(3, 1);
   w.exchanged[1] = 2;  // more than allocated
   EXPECT_THROW(Field<double>(dec, 1, w), InputError);
+  // Thicker than a subdomain along x, a wall (periodic with one rank, it would fit).
+  Decomposition walls(MPI_COMM_WORLD, owned_spec(3, true));
   HaloWidths deep = HaloWidths::uniform(3, 1);
-  deep.exchanged[0] = deep.alloc[0] = dec.min_local_size(0) + 1;  // thicker than a subdomain
-  refused_everywhere([&] { Field<double> f(dec, 1, deep); }, "thinnest subdomain");
+  deep.exchanged[0] = deep.alloc[0] = walls.min_local_size(0) + 1;
+  refused_everywhere([&] { Field<double> f(walls, 1, deep); }, "thinnest subdomain");
   HaloWidths planes = HaloWidths::uniform(3, 1);
   planes.alloc[2] = 2;
   planes.exchanged[2] = 0;  // fine in 3-D: a deeper allocation along z

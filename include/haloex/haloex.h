@@ -94,7 +94,10 @@ typedef struct {
    *  planes next to the interior are filled; the deeper ones (a code that
    *  allocates a halo for its widest stencil but exchanges one plane of
    *  another field) are left as they are. Each subdomain must be at least
-   *  `width` thick; `halo` may be deeper than a subdomain. */
+   *  `width` thick, except along a periodic dimension with one rank, where
+   *  the halo repeats the lattice's periodic images as often as it needs (a
+   *  2-D system one site thick in z, its halos two planes deep); `halo`
+   *  may be deeper than a subdomain. */
   int width;
   /** 2-D lattices only: halo planes allocated on each side of the third
    *  dimension (a 2-D lattice kept in the 3-D arrays of a 3-D code), 0: none.

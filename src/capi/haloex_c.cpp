@@ -280,7 +280,9 @@ FieldShape shape_of(const Decomposition& dec, const haloex_field& f, int k) {
   if (f.ndirs != 0 && (f.ndirs != f.ncomp || f.dirs == nullptr))
     throw ArgumentError(what + ": ndirs must be 0, or ncomp with dirs holding 3 ints per component");
   const int width = f.width == 0 ? f.halo : f.width;
-  dec.require_thickness(width, what + "'s halo" + (f.width ? " width" : ""));
+  // (A width given may exceed the lattice along a periodic dimension with one
+  // rank, FieldShape::make checks the rest; without one, the halo must fit.)
+  if (f.width == 0) dec.require_thickness(width, what + "'s halo");
   HaloWidths h = HaloWidths::uniform(dec.ndim(), f.halo);
   for (int d = 0; d < dec.ndim(); ++d) h.exchanged[d] = width;
   h.alloc[2] = dec.ndim() == 2 ? f.zhalo : h.alloc[2];

@@ -116,7 +116,7 @@ FieldShape FieldShape::make(const Decomposition& dec, ElementType type, int ncom
     if (d >= dec.ndim() && h.alloc[d] != 0 && (dec.ndim() != 2 || d != 2))
       throw InputError("halo planes" + axis + " need a 2-D lattice (its third dimension)");
     if (d < dec.ndim()) {
-      dec.require_thickness(h.exchanged[d], "the halo exchanged" + axis, d);
+      if (!dec.self_periodic(d)) dec.require_thickness(h.exchanged[d], "the halo exchanged" + axis, d);
       s.halo = std::max(s.halo, static_cast<int>(h.alloc[d]));
     }
     local[d] = dec.local_size(d);

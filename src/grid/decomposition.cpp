@@ -113,7 +113,7 @@ void Decomposition::place(const std::array<std::vector<long>, max_dims>& bounds)
     if (rank_at_.empty())
       mpi_check(MPI_Cart_rank(cart_.get(), c.data(), &r), "MPI_Cart_rank");
     else
-      r = rank_at_[static_cast<size_t>((c[0] * procs_[1] + c[1]) * procs_[2] + c[2])];
+      r = rank_at_[static_cast<size_t>((static_cast<long>(c[0]) * procs_[1] + c[1]) * procs_[2] + c[2])];
   }
 }
 

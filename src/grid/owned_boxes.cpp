@@ -26,6 +26,11 @@ std::array<long, record_size> record_of(const OwnedBoxSpec& s) {
   return r;
 }
 
+// Entry k of rank r's record in the gathered records.
+long field(const std::vector<long>& all, int r, int k) {
+  return all[static_cast<size_t>(r) * record_size + static_cast<size_t>(k)];
+}
+
 std::string range_text(long first, long extent) {
   std::string s(1, '[');  // (not "[" + std::string: GCC 12 warns falsely on it)
   s += std::to_string(first);
@@ -39,7 +44,7 @@ std::string range_text(long first, long extent) {
 void check_same_lattice(const std::vector<long>& all, int nranks) {
   for (int r = 1; r < nranks; ++r)
     for (int k = 0; k < 7; ++k)
-      if (all[static_cast<size_t>(r * record_size + k)] != all[static_cast<size_t>(k)])
+      if (field(all, r, k) != field(all, 0, k))
         throw InputError("rank " + std::to_string(r) + " describes another lattice than rank 0 (" +
                          (k == 0  ? std::string("dimensions")
                           : k < 4 ? std::string("global size along ") + axis_name(k - 1)
@@ -54,8 +59,8 @@ std::vector<long> axis_ranges(const std::vector<long>& all, int nranks, int d, l
                               std::vector<int>& coord) {
   std::map<long, std::pair<long, int>> by_first;  // first -> (extent, a rank that has it)
   for (int r = 0; r < nranks; ++r) {
-    const long f = all[static_cast<size_t>(r * record_size + 7 + d)];
-    const long e = all[static_cast<size_t>(r * record_size + 10 + d)];
+    const long f = field(all, r, 7 + d);
+    const long e = field(all, r, 10 + d);
     if (f < 0 || e < 1 || f + e > n)
       throw InputError("rank " + std::to_string(r) + "'s box along " + axis_name(d) + " is " +
                        range_text(f, e) + ", which is empty or reaches outside the lattice's " +
@@ -87,7 +92,7 @@ std::vector<long> axis_ranges(const std::vector<long>& all, int nranks, int d, l
   starts.push_back(n);
   coord.assign(static_cast<size_t>(nranks), 0);
   for (int r = 0; r < nranks; ++r) {
-    const long f = all[static_cast<size_t>(r * record_size + 7 + d)];
+    const long f = field(all, r, 7 + d);
     coord[static_cast<size_t>(r)] =
         static_cast<int>(std::lower_bound(starts.begin(), starts.end(), f) - starts.begin());
   }
@@ -116,8 +121,8 @@ Decomposition::Decomposition(MPI_Comm comm, const OwnedBoxSpec& spec) : ndim_(sp
   rank_at_.assign(static_cast<size_t>(procs_[0]) * procs_[1] * procs_[2], -1);
   for (int r = 0; r < nranks; ++r) {
     const auto u = static_cast<size_t>(r);
-    int& at =
-        rank_at_[static_cast<size_t>((coord[0][u] * procs_[1] + coord[1][u]) * procs_[2] + coord[2][u])];
+    const long pos = (static_cast<long>(coord[0][u]) * procs_[1] + coord[1][u]) * procs_[2] + coord[2][u];
+    int& at = rank_at_[static_cast<size_t>(pos)];
     if (at >= 0)
       throw InputError("ranks " + std::to_string(at) + " and " + std::to_string(r) + " own the same box");
     at = r;

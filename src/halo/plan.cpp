@@ -244,11 +244,50 @@ void check_plan_inputs(const Decomposition& dec, const std::vector<FieldSpec>& f
   }
 }
 
+// One layer of a halo along one dimension: the interior sites it copies and
+// the halo sites it fills.
+struct Layer {
+  std::pair<long, long> send, halo;
+};
+
+// The layers of the halo on side `side` of an interior n sites thick, w
+// exchanged: one, unless w > n, which only a periodic dimension whose one
+// rank is its own neighbour allows; then layer j fills halo sites j n + 1 ..
+// (j + 1) n away with the interior's periodic images again. Side 0: the
+// interior.
+std::vector<Layer> layers(int side, long n, long w) {
+  if (side == 0) return {Layer{{0, n}, {0, n}}};
+  std::vector<Layer> out;
+  for (long j = 0; j * n < w; ++j) {
+    const long k = std::min((j + 1) * n, w), t = k - j * n;
+    out.push_back(side < 0 ? Layer{{0, t}, {-k, -j * n}} : Layer{{n - t, n}, {n + j * n, n + k}});
+  }
+  return out;
+}
+
+// The (send, receive) boxes of field shape s for the link at offset o, one
+// pair per combination of layers.
+std::vector<std::pair<Box, Box>> link_boxes(const FieldShape& s, const Offset& o, int ndim) {
+  std::vector<std::pair<Box, Box>> out(1);
+  for (int e = 0; e < max_dims; ++e) {
+    const std::vector<Layer> along = e < ndim ? layers(o[e], s.local[e], s.exchanged[e])
+                                              : std::vector<Layer>{Layer{{0, s.local[e]}, {0, s.local[e]}}};
+    std::vector<std::pair<Box, Box>> next;
+    for (const auto& [sb, rb] : out)
+      for (const Layer& l : along) {
+        auto [a, b] = std::pair{sb, rb};
+        a.lo[e] = l.send.first, a.hi[e] = l.send.second, b.lo[e] = l.halo.first, b.hi[e] = l.halo.second;
+        next.emplace_back(a, b);
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
 // The direct pattern's link to the neighbour at offset o: one message each
 // way, carrying exactly the components selected for the halo region it fills.
 Link direct_link(const Decomposition& dec, const std::vector<FieldSpec>& fields, Regions regions,
                  const Offset& o) {
-  const int ndim = dec.ndim();
   Link l;
   l.offset = o;
   l.peer = dec.neighbour(o);
@@ -256,16 +295,10 @@ Link direct_link(const Decomposition& dec, const std::vector<FieldSpec>& fields,
   l.recv.tag = offset_index(opposite(o));
   for (int f = 0; f < static_cast<int>(fields.size()); ++f) {
     const FieldShape& s = fields[f].shape;
-    Box sb, rb;
-    for (int e = 0; e < max_dims; ++e) {
-      auto [slo, shi] =
-          e < ndim ? send_range(o[e], s.local[e], s.exchanged[e]) : std::pair<long, long>{0, s.local[e]};
-      auto [rlo, rhi] =
-          e < ndim ? halo_range(o[e], s.local[e], s.exchanged[e]) : std::pair<long, long>{0, s.local[e]};
-      sb.lo[e] = slo, sb.hi[e] = shi, rb.lo[e] = rlo, rb.hi[e] = rhi;
+    for (const auto& [sb, rb] : link_boxes(s, o, dec.ndim())) {
+      add_part(l.send, f, sb, selected_components(fields[f], regions, opposite(o)), s);
+      add_part(l.recv, f, rb, selected_components(fields[f], regions, o), s);
     }
-    add_part(l.send, f, sb, selected_components(fields[f], regions, opposite(o)), s);
-    add_part(l.recv, f, rb, selected_components(fields[f], regions, o), s);
   }
   return l;
 }
@@ -299,8 +332,13 @@ Link staged_link(const Decomposition& dec, const std::vector<FieldSpec>& fields,
                   " lacks components that regions beyond it need, so a staged exchange would "
                   "forward extra components; use a direct strategy (direct, direct-waitany, "
                   "persistent, neighbor) with this plan";
-      add_part(l.send, f, make_box(s, p, ndim, d, true, d, side), send_comps, s);
-      add_part(l.recv, f, make_box(s, p, ndim, d, false, d, side), recv_comps, s);
+      for (const Layer& layer : layers(side, s.local[d], s.exchanged[d])) {
+        Box sb = make_box(s, p, ndim, d, true, d, side), rb = make_box(s, p, ndim, d, false, d, side);
+        sb.lo[d] = layer.send.first, sb.hi[d] = layer.send.second;
+        rb.lo[d] = layer.halo.first, rb.hi[d] = layer.halo.second;
+        add_part(l.send, f, sb, send_comps, s);
+        add_part(l.recv, f, rb, recv_comps, s);
+      }
     }
   }
   return l;

@@ -137,13 +137,15 @@ def client_run(strategy, n, periodic, dtype, layout, halo, width, ncomp, owned, 
             c.append(r % procs[d])
             r //= procs[d]
         first = [sum(ext[d][: c[d]]) for d in range(ndim)]
-        dec = haloex.Decomposition(comm, n, periodic=periodic, first=first, extent=[ext[d][c[d]] for d in range(ndim)])
+        extent = [ext[d][c[d]] for d in range(ndim)]
+        dec = haloex.Decomposition(comm, n, periodic=periodic, first=first, extent=extent)
     else:
         dec = haloex.Decomposition(comm, n, procs=procs, periodic=periodic, extents=ext)
     if dec.rank != comm.rank:
         failures.append(f"rank {dec.rank} in the decomposition, {comm.rank} in the communicator")
     try:
-        plan = haloex.Plan(dec, [haloex.Field(dtype, ncomp=ncomp, halo=halo, layout=layout, width=width, zhalo=zhalo)])
+        field = haloex.Field(dtype, ncomp=ncomp, halo=halo, layout=layout, width=width, zhalo=zhalo)
+        plan = haloex.Plan(dec, [field])
         x = haloex.Exchange(plan, strategy)
     except haloex.HaloexError as e:  # red-black on an odd periodic ring
         assert e.status == 3, e
@@ -160,8 +162,9 @@ def client_run(strategy, n, periodic, dtype, layout, halo, width, ncomp, owned, 
     start = np.where(inside[..., None], values, sentinel)
     want = np.where(written, values, sentinel)
     if zhalo:  # the lattice's plane between planes that keep their sentinels
-        start = np.stack([sentinel - 1000 * (p + 1) if p != zhalo else start for p in range(2 * zhalo + 1)], axis=2)
-        want = np.stack([sentinel - 1000 * (p + 1) if p != zhalo else want for p in range(2 * zhalo + 1)], axis=2)
+        planes = range(2 * zhalo + 1)
+        start = np.stack([sentinel - 1000 * (p + 1) if p != zhalo else start for p in planes], axis=2)
+        want = np.stack([sentinel - 1000 * (p + 1) if p != zhalo else want for p in planes], axis=2)
         if dtype in ("uint8", "int8"):
             start, want = start % 128, want % 128
     f = plan.empty()
@@ -171,8 +174,10 @@ def client_run(strategy, n, periodic, dtype, layout, halo, width, ncomp, owned, 
     bad = np.argwhere(got != want.astype(dtype))
     if len(bad):
         at = tuple(int(i) for i in bad[0])
-        failures.append(f"client {strategy} {n} {dtype} {layout} halo {halo} width {width} zhalo {zhalo}: "
-                        f"{len(bad)} wrong; at {at}: {got[at]} not {want.astype(dtype)[at]}")
+        failures.append(
+            f"client {strategy} {n} {dtype} {layout} halo {halo} width {width} zhalo {zhalo}: "
+            f"{len(bad)} wrong; at {at}: {got[at]} not {want.astype(dtype)[at]}"
+        )
     return 1
 
 

@@ -104,7 +104,9 @@ struct FieldShape {
   /// (throws InputError when a subdomain is thinner).
   static FieldShape make(const Decomposition& dec, ElementType type, int ncomp, int halo, Layout layout);
   /// The same with halo widths per dimension (throws InputError when an
-  /// exchanged width exceeds the allocated one or a subdomain's thickness).
+  /// exchanged width exceeds the allocated one or a subdomain's thickness;
+  /// along a periodic dimension with one rank it may exceed the lattice's
+  /// thickness, and its halo then repeats the lattice's periodic images).
   static FieldShape make(const Decomposition& dec, ElementType type, int ncomp, const HaloWidths& halo,
                          Layout layout);
   /// The same field on a subdomain of other interior extents (a neighbour's).

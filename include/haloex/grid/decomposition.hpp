@@ -98,6 +98,11 @@ class Decomposition {
   /// All 3^ndim - 1 neighbour offsets in canonical order.
   const std::vector<Offset>& offsets() const { return offsets_; }
 
+  /// Whether dimension d is periodic with one rank along it: every rank is
+  /// its own neighbour there, and a halo may be wider than the lattice
+  /// (filled with its periodic images again and again).
+  bool self_periodic(int d) const { return d < ndim_ && periodic_[d] && procs_[d] == 1; }
+
   /// Throws InputError unless every rank's subdomain is at least `width`
   /// sites thick along every decomposed dimension (along d alone, when d is
   /// given).
