@@ -37,9 +37,9 @@ Box IoGrid::file_box(int f) const {
   const int fc[3] = {f / (grid_[1] * grid_[2]), (f / grid_[2]) % grid_[1], f % grid_[2]};
   Box b;
   for (int d = 0; d < 3; ++d) {
-    const int k = procs_[d] / grid_[d];
-    b.lo[d] = starts_[d][static_cast<size_t>(fc[d] * k)];
-    b.hi[d] = starts_[d][static_cast<size_t>((fc[d] + 1) * k)];
+    const auto k = static_cast<size_t>(procs_[d] / grid_[d]), c = static_cast<size_t>(fc[d]);
+    b.lo[d] = starts_[d][c * k];
+    b.hi[d] = starts_[d][(c + 1) * k];
   }
   return b;
 }
