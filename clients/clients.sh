@@ -6,7 +6,9 @@
 #
 #   LUDWIG_SRC  a Ludwig 0.23.0 source folder (github.com/ludwig-cf/ludwig,
 #               7a12d00): built natively and with clients/ludwig/
-#               ludwig-haloex.patch (AoS, and SoA with -DADDR_SOA) in WORK;
+#               ludwig-haloex.patch in WORK (for its tests as its default
+#               configuration builds it, assertions on; for timing with
+#               -O3 -march=native -DNDEBUG, AoS and SoA -DADDR_SOA);
 #               its unit tests and d3q19-short run at CLIENT_RANKS ranks
 #               natively and through each of CLIENT_STRATEGIES, into
 #               OUT/clients-ludwig-tests.md; its timers natively and through
@@ -71,21 +73,34 @@ ludwig_tests() { # build: one line per (ranks, strategy) with its counts
   cat "$table"
 }
 
+ludwig() { # build.sh's arguments
+  bash "$root/clients/ludwig/build.sh" "$LUDWIG_SRC" "$@" || {
+    echo "clients: Ludwig did not build ($*)" >&2
+    exit 1
+  }
+}
+
 if [[ -n ${LUDWIG_SRC:-} ]]; then
-  step "Ludwig: native and haloex builds (AoS; SoA with -DADDR_SOA) in $work"
-  bash "$root/clients/ludwig/build.sh" "$LUDWIG_SRC" "$work/ludwig-native" - native
-  bash "$root/clients/ludwig/build.sh" "$LUDWIG_SRC" "$work/ludwig-haloex" "$build" haloex
-  bash "$root/clients/ludwig/build.sh" "$LUDWIG_SRC" "$work/ludwig-native-soa" - native -DADDR_SOA
-  bash "$root/clients/ludwig/build.sh" "$LUDWIG_SRC" "$work/ludwig-haloex-soa" "$build" haloex -DADDR_SOA
   mkdir -p "$work/logs"
-  [[ $parts == *tests* ]] && ludwig_tests
+  if [[ $parts == *tests* ]]; then
+    # (as Ludwig's tests want it: its default configuration, assertions on)
+    step "Ludwig for its tests: native and with haloex, in $work"
+    ludwig "$work/ludwig-native" - native
+    ludwig "$work/ludwig-haloex" "$build" haloex
+    ludwig_tests
+  fi
   if [[ $parts == *timing* ]]; then
+    # (as Ludwig is run for speed: optimised, no assertions; AoS and SoA)
+    opt=(-O3 -march=native -DNDEBUG)
     for label in aos soa; do
-      suffix=${label/aos/}
-      suffix=${suffix:+-$suffix}
+      extra=()
+      [[ $label == soa ]] && extra=(-DADDR_SOA)
+      step "Ludwig for timing ($label, ${opt[*]} ${extra[*]})"
+      ludwig "$work/ludwig-native-$label" - native "${opt[@]}" "${extra[@]}"
+      ludwig "$work/ludwig-haloex-$label" "$build" haloex "${opt[@]}" "${extra[@]}"
       step "Ludwig's timers, $label, $rounds rounds"
-      python3 "$root/clients/ludwig_timing.py" --native "$work/ludwig-native$suffix/src/Ludwig.exe" \
-        --haloex "$work/ludwig-haloex$suffix/src/Ludwig.exe" --label "$label" -o "$out" -r "$rounds" \
+      python3 "$root/clients/ludwig_timing.py" --native "$work/ludwig-native-$label/src/Ludwig.exe" \
+        --haloex "$work/ludwig-haloex-$label/src/Ludwig.exe" --label "$label" -o "$out" -r "$rounds" \
         --strategies "${strategies// /,}" || status=1
     done
   fi
