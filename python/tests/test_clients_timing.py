@@ -37,6 +37,7 @@ def test_measure_reads_the_timers_and_the_strategy(lt):
     job = lt.Job("rate", "native", 2, 32, 40)
     m = lt.measure(text, job)
     assert m["step_s"] > 0 and m["halo_s"] > 0 and m["haloex_strategy"] is None
+    assert 0 < m["halo_min_s"] <= m["halo_s"] <= m["halo_max_s"]
     m = lt.measure(text + "\nHalo type:        lb: haloex direct\n", job)
     assert m["haloex_strategy"] == "direct"
     with pytest.raises(ValueError):
@@ -44,14 +45,20 @@ def test_measure_reads_the_timers_and_the_strategy(lt):
 
 
 def test_table_ratios(lt):
-    def rec(code, rnd, halo, step):
+    def rec(code, rnd, halo, fastest, step):
         return {"part": "rate", "ranks": 2, "lattice_size": 128, "code": code, "round": rnd, "ok": True,
-                "halo_s": halo, "step_s": step}  # fmt: skip
+                "halo_s": halo, "halo_min_s": fastest, "step_s": step}  # fmt: skip
 
-    recs = [rec("native", r, 0.040, 0.200) for r in range(3)] + [
-        rec("direct", r, 0.010, 0.160) for r in range(3)
+    recs = [rec("native", r, 0.040, 0.020, 0.200) for r in range(3)] + [
+        rec("direct", r, 0.010, 0.002, 0.160) for r in range(3)
     ]
     text = lt.table(recs)
     line = next(x for x in text.splitlines() if "| direct |" in x)
     cells = [c.strip() for c in line.split("|")]
-    assert cells[7:10] == ["0.250", "0.800", "0.800"]
+    assert cells[6] == "2.00" and cells[8:12] == ["0.250", "0.100", "0.800", "0.800"]
+
+
+def test_no_ratio_of_a_zero_timer(lt):
+    # Ludwig prints its timers in ms: a fastest call of 0.000 s gives no ratio, not 0 or a division by 0
+    assert lt.ratio([0.0, 0.0], [0.001]) == "-" and lt.ratio([0.001], [0.0]) == "-"
+    assert lt.ratio([0.001, 0.003], [0.004]) == "0.500"

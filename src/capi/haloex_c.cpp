@@ -201,6 +201,29 @@ int create_decomp(MPI_Comm comm, int ndim, const long global[], const int procs[
   });
 }
 
+// A decomposition's description as one list of numbers, to compare across ranks.
+std::vector<long> words_of(const DecompositionSpec& spec) {
+  std::vector<long> w;
+  for (int d = 0; d < spec.ndim; ++d) {
+    w.insert(w.end(), {spec.global[d], long{spec.procs[d]}, long{spec.periodic[d]}});
+    w.push_back(static_cast<long>(spec.extents[d].size()));
+    w.insert(w.end(), spec.extents[d].begin(), spec.extents[d].end());
+  }
+  return w;
+}
+
+// Whether every rank holds the same `words` as rank 0 (collective).
+bool same_on_all_ranks(MPI_Comm comm, const std::vector<long>& words) {
+  long n = static_cast<long>(words.size());
+  mpi_check(MPI_Bcast(&n, 1, MPI_LONG, 0, comm), "MPI_Bcast");
+  std::vector<long> root(static_cast<size_t>(n));
+  if (comm_rank(comm) == 0) root = words;
+  mpi_check(MPI_Bcast(root.data(), static_cast<int>(n), MPI_LONG, 0, comm), "MPI_Bcast");
+  int differs = root != words ? 1 : 0;
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &differs, 1, MPI_INT, MPI_LOR, comm), "MPI_Allreduce");
+  return differs == 0;
+}
+
 int create_ranges(MPI_Comm comm, int ndim, const long global[], const int procs[], const int periodic[],
                   const long* const extents[], haloex_decomp* out) {
   const char* what = "haloex_decomp_create_ranges";
@@ -217,14 +240,7 @@ int create_ranges(MPI_Comm comm, int ndim, const long global[], const int procs[
       }
     });
     // Arguments that differ between ranks would make different lattices.
-    long sum = 0;
-    for (int d = 0; d < ndim; ++d) {
-      sum = sum * 31 + spec.global[d] * 7 + spec.procs[d] * 3 + spec.periodic[d];
-      for (long e : spec.extents[d]) sum = sum * 31 + e;
-    }
-    long range[2] = {-sum, sum};
-    mpi_check(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_LONG, MPI_MAX, comm), "MPI_Allreduce");
-    if (-range[0] != range[1])
+    if (!same_on_all_ranks(comm, words_of(spec)))
       throw InputError(std::string(what) +
                        ": the ranks passed different global sizes, process grids, "
                        "periodicity or extents; every rank must pass the same");
@@ -285,7 +301,7 @@ FieldShape shape_of(const Decomposition& dec, const haloex_field& f, int k) {
   if (f.width == 0) dec.require_thickness(width, what + "'s halo");
   HaloWidths h = HaloWidths::uniform(dec.ndim(), f.halo);
   for (int d = 0; d < dec.ndim(); ++d) h.exchanged[d] = width;
-  h.alloc[2] = dec.ndim() == 2 ? f.zhalo : h.alloc[2];
+  if (dec.ndim() == 2) h.alloc[2] = f.zhalo;  // (planes kept, not exchanged)
   FieldShape s = FieldShape::make(dec, element_type_of_c(f.type), f.ncomp, h,
                                   f.layout == HALOEX_AOS ? Layout::aos : Layout::soa);
   return s;

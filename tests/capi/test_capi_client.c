@@ -217,6 +217,12 @@ static void refusals(void) {
   const long* extents[3] = {bad, NULL, NULL};
   refused(haloex_decomp_create_ranges(MPI_COMM_WORLD, 3, p.global, p.procs, k.periodic, extents, &dec),
           HALOEX_ERR_INPUT, "extents that do not add up");
+  if (nranks > 1) { /* each rank's arguments valid, but not the same on all */
+    int own[3] = {1, 1, rank == nranks - 1 ? 0 : 1};
+    const long* even[3] = {NULL, NULL, NULL};
+    refused(haloex_decomp_create_ranges(MPI_COMM_WORLD, 3, p.global, p.procs, own, even, &dec),
+            HALOEX_ERR_INPUT, "periodicity differing between ranks");
+  }
   if (rank == 0) p.extent[1] = 0;
   refused(haloex_decomp_create_owned(MPI_COMM_WORLD, 3, p.global, k.periodic, rank == 0 ? NULL : p.first,
                                      p.extent, &dec),
