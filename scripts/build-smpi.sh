@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# build-smpi.sh DIR [BUILD_TYPE]: haloex's program built against SimGrid's
+# build-smpi.sh DIR [BUILD_TYPE [SETS]]: haloex's program built against SimGrid's
 # SMPI (smpicc/smpicxx) in its own folder DIR, for `smpirun` and
 # `haloex-lab simulate` (docs/simulation.md). Release by default (make smpi);
 # the test suite builds a Debug one at -O0, which compiles in a third of the
 # time and runs its small checks as fast: simulated time does not depend on
-# how fast the host computes.
+# how fast the host computes. SETS (e.g. D3Q19, or "D2Q9;D3Q19") compiles
+# the LB kernels of those velocity sets only (default: all).
 set -euo pipefail
-(($# >= 1)) || { echo "usage: build-smpi.sh DIR [Release|Debug]" >&2; exit 2; }
-dir=$1 type=${2:-Release}
+(($# >= 1)) || { echo "usage: build-smpi.sh DIR [Release|Debug [VELOCITY_SETS]]" >&2; exit 2; }
+dir=$1 type=${2:-Release} sets=${3:-}
 here=$(cd "$(dirname "$0")/.." && pwd)
 for tool in smpicc smpicxx smpirun; do
   command -v $tool >/dev/null || { echo "build-smpi.sh: $tool not found: install SimGrid (Debian: apt-get install libsimgrid-dev)" >&2; exit 2; }
 done
 flags=()
 [[ $type == Debug ]] && flags+=(-DCMAKE_CXX_FLAGS_DEBUG=-O0 -DCMAKE_C_FLAGS_DEBUG=-O0)
+[[ -n $sets ]] && flags+=("-DHALOEX_LB_VELOCITY_SETS=$sets")
 # No tests, HDF5, Fortran or -march=native: only the program runs under
 # SMPI, and the MPI those would find is the system's, not SimGrid's.
 mkdir -p "$dir"

@@ -2,8 +2,10 @@
 // The collide-stream kernels of one (velocity set, layout, forcing,
 // monitoring) choice as a table of function pointers, picked once when the
 // solver starts (kernels.hpp holds the kernels themselves).
+#include <string>
 #include <vector>
 
+#include "haloex/core/error.hpp"
 #include "haloex/field/field.hpp"
 #include "haloex/lb/config.hpp"
 #include "kernels.hpp"
@@ -57,6 +59,39 @@ extern template KernelSet pick<D3Q15>(bool soa, bool forced, bool mon);
 extern template KernelSet pick<D3Q19>(bool soa, bool forced, bool mon);
 extern template KernelSet pick<D3Q27>(bool soa, bool forced, bool mon);
 
+// Whether this build compiled L's kernels (CMake's HALOEX_LB_VELOCITY_SETS).
+template <class L>
+constexpr bool compiled = true;
+#ifdef HALOEX_LB_WITHOUT_D2Q9
+template <>
+inline constexpr bool compiled<D2Q9> = false;
+#endif
+#ifdef HALOEX_LB_WITHOUT_D3Q15
+template <>
+inline constexpr bool compiled<D3Q15> = false;
+#endif
+#ifdef HALOEX_LB_WITHOUT_D3Q19
+template <>
+inline constexpr bool compiled<D3Q19> = false;
+#endif
+#ifdef HALOEX_LB_WITHOUT_D3Q27
+template <>
+inline constexpr bool compiled<D3Q27> = false;
+#endif
+
+/// The kernels of the velocity set `name`, or InputError when this build
+/// left that set out.
+inline KernelSet pick(const std::string& name, bool soa, bool forced, bool mon) {
+  return with_velocity_set(name, [&](auto l) -> KernelSet {
+    using L = decltype(l);
+    if constexpr (compiled<L>)
+      return pick<L>(soa, forced, mon);
+    else
+      throw InputError("velocity set " + name +
+                       ": this build has no kernels for it (CMake's HALOEX_LB_VELOCITY_SETS left it out)");
+  });
+}
+
 /// The kernels of a run and what they get besides their arrays: the
 /// collision parameters, the site kinds, the moving wall's term per
 /// direction and the bulk neighbour table.
@@ -84,9 +119,7 @@ struct Kernels {
     for (int d = 0; d < 3; ++d) ctx.coll.force[d] = cfg.force[d];
     const bool forced = cfg.force[0] != 0 || cfg.force[1] != 0 || cfg.force[2] != 0;
     const bool soa = cfg.layout == Layout::soa;
-    for (int mon = 0; mon < 2; ++mon)
-      set[mon] =
-          with_velocity_set(cfg.velocity_set, [&](auto l) { return pick<decltype(l)>(soa, forced, mon); });
+    for (int mon = 0; mon < 2; ++mon) set[mon] = pick(cfg.velocity_set, soa, forced, mon);
   }
   Kernels(const Kernels&) = delete;  // ctx points into wall
   Kernels& operator=(const Kernels&) = delete;

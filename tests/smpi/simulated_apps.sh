@@ -63,3 +63,16 @@ for p in "${points[@]}"; do
   done
 done
 echo "simulated_apps: lb: $count runs (${points[*]}) bit-identical to 1 rank ($want)"
+
+# A build of some velocity sets only (build-smpi.sh DIR TYPE SETS; the
+# suite's names them in HALOEX_SMPI_SETS) refuses another set by name.
+if [[ -n ${HALOEX_SMPI_SETS:-} && $HALOEX_SMPI_SETS != *D3Q27* ]]; then
+  log=$dir/lb-d3q27.log
+  if "$python" -m haloex_lab simulate "$root/networks/this-machine.toml" --haloex "$haloex" --timeout 300 \
+    --ranks 1 -- "${lb[@]}" lattice.velocity_set=D3Q27 >"$log" 2>&1; then
+    cat "$log"; echo "simulated_apps: D3Q27 ran in a build without its kernels" >&2; exit 1
+  fi
+  grep -q "velocity set D3Q27: this build has no kernels" "$log" ||
+    { cat "$log"; echo "simulated_apps: D3Q27 refused without naming why" >&2; exit 1; }
+  echo "simulated_apps: D3Q27 refused by a build of $HALOEX_SMPI_SETS alone"
+fi
