@@ -3,6 +3,7 @@
 // monitoring) choice as a table of function pointers, picked once when the
 // solver starts (kernels.hpp holds the kernels themselves).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "haloex/core/error.hpp"
@@ -59,25 +60,14 @@ extern template KernelSet pick<D3Q15>(bool soa, bool forced, bool mon);
 extern template KernelSet pick<D3Q19>(bool soa, bool forced, bool mon);
 extern template KernelSet pick<D3Q27>(bool soa, bool forced, bool mon);
 
-// Whether this build compiled L's kernels (CMake's HALOEX_LB_VELOCITY_SETS).
+// The velocity sets this build compiled kernels for, comma-separated
+// (CMake's HALOEX_LB_VELOCITY_SETS).
+#ifndef HALOEX_LB_BUILT_SETS
+#define HALOEX_LB_BUILT_SETS "D2Q9,D3Q15,D3Q19,D3Q27"
+#endif
+// (no set's name is part of another's)
 template <class L>
-constexpr bool compiled = true;
-#ifdef HALOEX_LB_WITHOUT_D2Q9
-template <>
-inline constexpr bool compiled<D2Q9> = false;
-#endif
-#ifdef HALOEX_LB_WITHOUT_D3Q15
-template <>
-inline constexpr bool compiled<D3Q15> = false;
-#endif
-#ifdef HALOEX_LB_WITHOUT_D3Q19
-template <>
-inline constexpr bool compiled<D3Q19> = false;
-#endif
-#ifdef HALOEX_LB_WITHOUT_D3Q27
-template <>
-inline constexpr bool compiled<D3Q27> = false;
-#endif
+constexpr bool compiled = std::string_view(HALOEX_LB_BUILT_SETS).find(L::name) != std::string_view::npos;
 
 /// The kernels of the velocity set `name`, or InputError when this build
 /// left that set out.
