@@ -54,13 +54,14 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=0:strict_string_checks=1:detect_stack_use_af
 # double CI's time for no line of haloex the others do not run; `make test`
 # runs them all.
 SAN_TARGETS = haloex_cli haloex_tests_core haloex_tests_halo haloex_tests_stencil haloex_tests_coll \
-	haloex_tests_fuzz haloex_tests_lb haloex_tests_io haloex_tests_large_count haloex_test_capi
+	haloex_tests_fuzz haloex_tests_lb haloex_tests_io haloex_tests_large_count haloex_test_capi \
+	haloex_test_capi_client
 # (MPI suites at 1, 3 and 4 ranks here: at 6 and 8, three and four ranks per
 # core, they took a third of the sanitized run's test time, and 2 ranks
 # (1x2x1) reach no path that 3 (distinct neighbours along a dimension) and 4
 # (2x2x1: one neighbour on both sides, corners) do not; `make test` runs all
 # of them without sanitizers.)
-SAN_TESTS = -R "^(fuzz_regressions|large_count_np|io_np|lb_np|core_np|stencil_np|coll_np|halo_matrix_np|halo_threaded_np|capi_np|cli_|io_output|stencil_validate)" -E "_np([268]|27|64)$$"
+SAN_TESTS = -R "^(fuzz_regressions|large_count_np|io_np|lb_np|core_np|stencil_np|coll_np|halo_matrix_np|halo_threaded_np|capi_np|capi_client_np|cli_|io_output|stencil_validate)" -E "_np([268]|27|64)$$"
 # (-g1: line tables only, enough for the reports' file:line; full -g made
 # the sanitized build 21 min on a clean clone, -g1 15. -O1 compiles each
 # file in two thirds of the time, but the sanitized LB suites then ran far

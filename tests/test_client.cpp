@@ -64,7 +64,7 @@ long exchange_all(const std::string& strategy, const Decomposition& dec, const s
   std::vector<FieldSpec> specs;
   std::vector<FieldView> views;
   for (const Checked& c : fields) {
-    specs.push_back(FieldSpec{c.view.shape, {}, FieldMemory::heap});
+    specs.push_back(FieldSpec{c.view.shape, {}, c.view.node ? FieldMemory::node : FieldMemory::heap});
     views.push_back(c.view);
   }
   Plan plan(dec, specs);
@@ -238,6 +238,56 @@ TEST_P(PlanesOfA2dLattice, OnlyTheLatticesPlaneIsExchanged) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStrategies, PlanesOfA2dLattice, ::testing::ValuesIn(strategy_names()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+class SitesPastTheBox : public ::testing::TestWithParam<std::string> {};
+
+// Sites allocated past the box (a client's own buffers, as Ludwig's
+// Lees-Edwards planes), a different number on each rank, in SoA (each
+// component's block longer) and AoS, on the heap and in node memory (where
+// shm reads a neighbour's field in place and must use its count): the halo
+// is right and the extra sites keep their sentinel.
+TEST_P(SitesPastTheBox, HaloRightAndExtraSitesUntouched) {
+  Decomposition dec(MPI_COMM_WORLD, ranges_spec(3, false));
+  const long extra = 3 + 7 * (world_rank() % 3);
+  EXPECT_THROW((void)FieldShape::make(dec, ElementType::f64, 1, 1, Layout::soa).with_extra_sites(-1),
+               InputError);
+  for (FieldMemory memory : {FieldMemory::heap, FieldMemory::node}) {
+    Field<double> soa(dec, FieldShape::make(dec, ElementType::f64, 5, 1, Layout::soa).with_extra_sites(extra),
+                      memory);
+    Field<float> aos(dec, FieldShape::make(dec, ElementType::f32, 3, 2, Layout::aos).with_extra_sites(extra),
+                     memory);
+    ASSERT_EQ(soa.shape().comp_stride, soa.shape().nsites + extra);
+    ASSERT_EQ(static_cast<long>(aos.size()), (aos.shape().nsites + extra) * 3);
+    const auto untouched = [&](auto& f) {
+      const FieldShape& sh = f.shape();
+      long changed = 0;
+      for (long site = sh.nsites; site < sh.nsites + extra; ++site)
+        for (int c = 0; c < sh.ncomp; ++c)
+          changed += f.data()[site * sh.site_stride + c * sh.comp_stride] != -7;
+      return changed;
+    };
+    const auto fill = [&](auto& f) {
+      const FieldShape& sh = f.shape();
+      for (long site = sh.nsites; site < sh.nsites + extra; ++site)
+        for (int c = 0; c < sh.ncomp; ++c) f.data()[site * sh.site_stride + c * sh.comp_stride] = -7;
+    };
+    fill(soa);
+    fill(aos);
+    EXPECT_EQ(exchange_all(GetParam(), dec, {checked(soa, dec, GetParam()), checked(aos, dec, GetParam())}),
+              0)
+        << to_string(memory) << " memory";
+    EXPECT_EQ(global_sum(untouched(soa) + untouched(aos), MPI_COMM_WORLD), 0)
+        << to_string(memory) << " memory";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStrategies, SitesPastTheBox, ::testing::ValuesIn(strategy_names()),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& ch : n)

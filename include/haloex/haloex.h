@@ -26,7 +26,8 @@
  * the communicator given is rank r of the decomposition's, which is a
  * Cartesian communicator made without reordering, or a duplicate); a field's
  * `width` exchanges fewer planes than it allocates; `zhalo` keeps a 2-D
- * lattice in 3-D arrays; the element types are any of 1, 4, 8 or 16 bytes.
+ * lattice in 3-D arrays; `extra_sites` leaves room past the lattice (SoA
+ * blocks longer than it); the element types are any of 1, 4, 8 or 16 bytes.
  *
  * Every call returns HALOEX_OK or a status; haloex_last_error() gives the
  * message of the calling thread's last failure. No C++ exception crosses
@@ -105,6 +106,12 @@ typedef struct {
    *  the halo of the lattice's one plane (z index zhalo) and leaves the
    *  planes above and below it as they are. */
   int zhalo;
+  /** Sites allocated past the field's box (its extents' product), >= 0,
+   *  which no exchange touches: a code's own buffers after the lattice, as
+   *  Ludwig keeps its Lees-Edwards planes. In SoA each component's block is
+   *  then (box + extra_sites) sites long; in AoS the sites follow the box.
+   *  May differ from rank to rank. */
+  long extra_sites;
 } haloex_field;
 
 /** A fixed text for a status ("invalid argument", ...). */
@@ -166,8 +173,8 @@ int haloex_plan_create(haloex_decomp d, int nfields, const haloex_field fields[]
 /** Free a plan and set *p to NULL (an exchange of it keeps it alive). */
 int haloex_plan_free(haloex_plan* p);
 /** Field `field`'s allocated extents, halo included (3 entries; past ndim
- *  1, or 1 + 2 * zhalo), and the elements to allocate for it. Either output
- *  may be NULL. */
+ *  1, or 1 + 2 * zhalo), and the elements to allocate for it (extra_sites
+ *  included). Either output may be NULL. */
 int haloex_field_extents(haloex_plan p, int field, long extents[3], long* elements);
 
 /** How many strategies are registered. */

@@ -293,6 +293,8 @@ FieldShape shape_of(const Decomposition& dec, const haloex_field& f, int k) {
                         std::to_string(f.halo) + "), not " + std::to_string(f.width));
   if (f.zhalo < 0) throw ArgumentError(what + ": zhalo must be >= 0");
   if (f.zhalo > 0 && dec.ndim() != 2) throw ArgumentError(what + ": zhalo is for 2-D lattices only");
+  if (f.extra_sites < 0)
+    throw ArgumentError(what + ": extra_sites must be >= 0, not " + std::to_string(f.extra_sites));
   if (f.ndirs != 0 && (f.ndirs != f.ncomp || f.dirs == nullptr))
     throw ArgumentError(what + ": ndirs must be 0, or ncomp with dirs holding 3 ints per component");
   const int width = f.width == 0 ? f.halo : f.width;
@@ -304,7 +306,7 @@ FieldShape shape_of(const Decomposition& dec, const haloex_field& f, int k) {
   if (dec.ndim() == 2) h.alloc[2] = f.zhalo;  // (planes kept, not exchanged)
   FieldShape s = FieldShape::make(dec, element_type_of_c(f.type), f.ncomp, h,
                                   f.layout == HALOEX_AOS ? Layout::aos : Layout::soa);
-  return s;
+  return f.extra_sites ? s.with_extra_sites(f.extra_sites) : s;
 }
 
 ComponentPredicate travels_of(const haloex_field& f) {

@@ -123,27 +123,30 @@ FieldShape FieldShape::make(const Decomposition& dec, ElementType type, int ncom
     s.width[d] = h.alloc[d];
     s.exchanged[d] = h.exchanged[d];
   }
-  return s.with_local(local);
+  return s.with_local(local, 0);
 }
 
-FieldShape FieldShape::with_local(const std::array<long, max_dims>& extents) const {
+FieldShape FieldShape::with_local(const std::array<long, max_dims>& extents, long extra) const {
   FieldShape s = *this;
   s.local = extents;
+  if (extra < 0) throw InputError("a field's sites past its box must be >= 0, not " + std::to_string(extra));
+  s.extra_sites = extra;
   for (int d = 0; d < max_dims; ++d) s.alloc[d] = s.local[d] + 2 * s.width[d];
   // In floating point first: the element count of an absurd request must not
   // wrap around into a small, plausible one. (16: the widest element type.)
-  const long double elements = static_cast<long double>(s.alloc[0]) * s.alloc[1] * s.alloc[2] * ncomp;
-  if (elements * 16 > static_cast<long double>(std::numeric_limits<long>::max())) {
+  const long double sites = static_cast<long double>(s.alloc[0]) * s.alloc[1] * s.alloc[2] + extra;
+  if (sites * ncomp * 16 > static_cast<long double>(std::numeric_limits<long>::max())) {
     std::ostringstream os;
-    os << "a field of " << s.alloc[0] << "x" << s.alloc[1] << "x" << s.alloc[2] << " sites (halo included) x "
-       << ncomp << " components has " << std::setprecision(3) << static_cast<double>(elements)
+    os << "a field of " << s.alloc[0] << "x" << s.alloc[1] << "x" << s.alloc[2] << " sites (halo included)";
+    if (extra > 0) os << " and " << extra << " more";
+    os << " x " << ncomp << " components has " << std::setprecision(3) << static_cast<double>(sites * ncomp)
        << " elements, more than this machine can address";
     throw InputError(os.str());
   }
   s.stride = {s.alloc[1] * s.alloc[2], s.alloc[2], 1};
   s.nsites = s.alloc[0] * s.alloc[1] * s.alloc[2];
   s.site_stride = layout == Layout::aos ? ncomp : 1;
-  s.comp_stride = layout == Layout::aos ? 1 : s.nsites;
+  s.comp_stride = layout == Layout::aos ? 1 : s.nsites + extra;
   return s;
 }
 

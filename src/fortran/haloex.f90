@@ -78,7 +78,10 @@ module haloex
   !> reduced exchange one direction (x, y, z) per component: dirs(:, c)
   !> points from a halo region into the interior (unallocated: everything
   !> travels); the halo planes exchanged (width, 0: halo) and, 2-D only,
-  !> the planes allocated on each side of z (zhalo; see the header).
+  !> the planes allocated on each side of z (zhalo; see the header); the
+  !> sites allocated past the lattice's box (extra_sites: a code's own
+  !> buffers, which no exchange touches; in SoA each component's block is
+  !> that much longer, an array f(0:nsites+extra_sites-1, ncomp)).
   !> haloex_field(HALOEX_INT32, 2, 3, HALOEX_SOA, width=1)
   type, public :: haloex_field
     integer :: type = HALOEX_DOUBLE
@@ -88,12 +91,14 @@ module haloex
     integer, allocatable :: dirs(:, :)
     integer :: width = 0
     integer :: zhalo = 0
+    integer(c_long) :: extra_sites = 0
   end type
 
   type, bind(c) :: c_field
     integer(c_int) :: type, ncomp, halo, layout, ndirs
     type(c_ptr) :: dirs
     integer(c_int) :: width, zhalo
+    integer(c_long) :: extra_sites
   end type
 
   public :: haloex_decomp_create, haloex_decomp_free, haloex_decomp_info
@@ -466,7 +471,7 @@ contains
     integer :: k, i
     do k = 1, size(fields)
       cf(k) = c_field(fields(k)%type, fields(k)%ncomp, fields(k)%halo, fields(k)%layout, 0, c_null_ptr, &
-                      fields(k)%width, fields(k)%zhalo)
+                      fields(k)%width, fields(k)%zhalo, fields(k)%extra_sites)
       if (allocated(fields(k)%dirs)) then
         if (any(shape(fields(k)%dirs) /= [ndim, fields(k)%ncomp])) then
           status = fail(HALOEX_ERR_ARGUMENT, "haloex_plan_create: dirs must be (ndim, ncomp)")

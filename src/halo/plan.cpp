@@ -238,7 +238,8 @@ void check_plan_inputs(const Decomposition& dec, const std::vector<FieldSpec>& f
                      " is outside 2.." + std::to_string(mpi_int_count_max));
   for (const FieldSpec& f : fields) {
     const FieldShape expect = FieldShape::make(dec, f.shape.type, f.shape.ncomp,
-                                               HaloWidths{f.shape.width, f.shape.exchanged}, f.shape.layout);
+                                               HaloWidths{f.shape.width, f.shape.exchanged}, f.shape.layout)
+                                  .with_extra_sites(f.shape.extra_sites);
     if (!(expect == f.shape))
       throw InputError("a field given to the halo plan was not built on this decomposition");
   }

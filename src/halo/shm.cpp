@@ -150,6 +150,8 @@ class Shm final : public Strategy {
 
   // Words of the message that says where a block sits (see connect).
   static constexpr size_t where_words = 6;
+  // Words per field of a geometry message (see geometry_words).
+  static constexpr size_t field_words = 4;
 
   // Posts the receives of where each node neighbour's block sits (and, with
   // zero copy, its geometry) into `in` and `geometry_in`.
@@ -216,16 +218,21 @@ class Shm final : public Strategy {
     sources_.push_back(std::move(src));
   }
 
-  // Geometry message: the writer's interior extents per field (3 each),
-  // then field, lo, hi and component count of each part of the block (8 each).
+  // Geometry message: the writer's interior extents and sites past its box
+  // per field (4 each: a client's field may differ from rank to rank in
+  // both), then field, lo, hi and component count of each part of the block
+  // (8 each).
   size_t geometry_words(const PeerBlock& b) const {
     size_t parts = 0;
     for (const PackJob& j : b.jobs) parts += j.message->parts.size();
-    return 3 * plan_.fields().size() + 8 * parts;
+    return field_words * plan_.fields().size() + 8 * parts;
   }
   std::vector<long> geometry_of(const PeerBlock& b) const {
     std::vector<long> g;
-    for (const FieldSpec& f : plan_.fields()) g.insert(g.end(), f.shape.local.begin(), f.shape.local.end());
+    for (const FieldSpec& f : plan_.fields()) {
+      g.insert(g.end(), f.shape.local.begin(), f.shape.local.end());
+      g.push_back(f.shape.extra_sites);
+    }
     for (const PackJob& j : b.jobs)
       for (const Part& p : j.message->parts) {
         g.push_back(p.field);
@@ -242,7 +249,7 @@ class Shm final : public Strategy {
                                      std::string& mismatch) const {
     const std::vector<FieldSpec>& fields = plan_.fields();
     std::vector<FieldCopy> out;
-    size_t at = 3 * fields.size();
+    size_t at = field_words * fields.size();
     for (const PackJob& j : b.jobs)
       for (const Part& p : j.message->parts) {
         const int field = static_cast<int>(g[at]);
@@ -261,8 +268,9 @@ class Shm final : public Strategy {
         }
         const FieldShape& mine = fields[static_cast<size_t>(field)].shape;
         std::array<long, max_dims> local{};
-        for (size_t d = 0; d < max_dims; ++d) local[d] = g[3 * static_cast<size_t>(field) + d];
-        const std::vector<Walk> from = field_walks(mine.with_local(local), box, p.comps);
+        const size_t theirs = field_words * static_cast<size_t>(field);
+        for (size_t d = 0; d < max_dims; ++d) local[d] = g[theirs + d];
+        const std::vector<Walk> from = field_walks(mine.with_local(local, g[theirs + 3]), box, p.comps);
         const std::vector<Walk> to = field_walks(mine, p.box, p.comps);
         for (size_t w = 0; w < from.size(); ++w)
           out.push_back(FieldCopy{field, CopyKernel(from[w], to[w], element_size(mine.type))});

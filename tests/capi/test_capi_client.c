@@ -2,10 +2,13 @@
  * encoding: the client's own split (haloex_decomp_create_ranges with the
  * remainder on the highest coordinates; haloex_decomp_create_owned with the
  * ranks in x-fastest order), a halo allocated deeper than the width
- * exchanged, a 2-D lattice with halo planes in z, and every element type.
+ * exchanged, a 2-D lattice with halo planes in z, sites allocated past the
+ * lattice (a different number on each rank, so that a strategy reading a
+ * neighbour's memory must use the neighbour's), and every element type.
  * After an exchange every halo element within the exchanged width holds the
  * value of the global site it mirrors (wrapped where periodic); every other
- * halo element (deeper planes, z planes, across a wall) keeps its sentinel.
+ * halo element (deeper planes, z planes, across a wall) and every element
+ * of the extra sites keeps its sentinel.
  * Then the refusals, which must come back on every rank with a message.
  * Exit 0 only when all pass. */
 #include <complex.h>
@@ -35,6 +38,7 @@ enum { RANGES, OWNED };
 typedef struct {
   int mode, ndim, type, layout, ncomp, halo, width, zhalo;
   int periodic[3];
+  long extra; /* > 0: sites past the box, extra + 7 * (rank % 3) on a rank */
 } Case;
 
 /* The client's split: the remainder on the highest coordinates. */
@@ -137,7 +141,8 @@ static void run_case(const Case* k, const char* strategy) {
     CHECK(coords[d] == p.coords[d] && local[d] == p.extent[d] && offset[d] == p.first[d],
           "dimension %d: coordinate %d, %ld sites from %ld; the client has %d, %ld from %ld", d, coords[d],
           local[d], offset[d], p.coords[d], p.extent[d], p.first[d]);
-  haloex_field f = {k->type, k->ncomp, k->halo, k->layout, 0, NULL, k->width, k->zhalo};
+  const long extra = k->extra ? k->extra + 7 * (rank % 3) : 0;
+  haloex_field f = {k->type, k->ncomp, k->halo, k->layout, 0, NULL, k->width, k->zhalo, extra};
   rc = haloex_plan_create(dec, 1, &f, &plan);
   CHECK(rc == HALOEX_OK, "plan: %s", haloex_last_error());
   if (rc == HALOEX_OK) rc = haloex_exchange_create(plan, strategy, &x);
@@ -151,6 +156,8 @@ static void run_case(const Case* k, const char* strategy) {
   long ext[3], elements;
   haloex_field_extents(plan, 0, ext, &elements);
   const long nsites = ext[0] * ext[1] * ext[2];
+  CHECK(elements == (nsites + extra) * k->ncomp, "%ld elements for %ld sites, %ld extra, %d components",
+        elements, nsites, extra, k->ncomp);
   void* data = malloc((size_t)elements * (size_t)haloex_type_size(k->type));
   const int width = k->width ? k->width : k->halo;
   const long pad[3] = {k->halo, k->halo, k->ndim == 3 ? k->halo : k->zhalo};
@@ -174,7 +181,7 @@ static void run_case(const Case* k, const char* strategy) {
         }
       }
       for (int c = 0; c < k->ncomp; ++c) {
-        const long idx = k->layout == HALOEX_AOS ? i * k->ncomp + c : c * nsites + i;
+        const long idx = k->layout == HALOEX_AOS ? i * k->ncomp + c : c * (nsites + extra) + i;
         const double v = (double)(((g[0] * p.global[1] + g[1]) * p.global[2] + g[2]) * k->ncomp + c + 1);
         if (pass == 0)
           put(data, k->type, idx, v, !inside);
@@ -182,14 +189,23 @@ static void run_case(const Case* k, const char* strategy) {
           ++wrong;
       }
     }
+    for (long i = nsites; i < nsites + extra; ++i) /* the extra sites, never touched */
+      for (int c = 0; c < k->ncomp; ++c) {
+        const long idx = k->layout == HALOEX_AOS ? i * k->ncomp + c : c * (nsites + extra) + i;
+        if (pass == 0)
+          put(data, k->type, idx, 0, 1);
+        else if (!same(data, k->type, idx, 0, 1))
+          ++wrong;
+      }
     if (pass == 0) {
       void* arrays[1] = {data};
       rc = haloex_exchange_run(x, arrays);
       CHECK(rc == HALOEX_OK, "%s: run: %s", strategy, haloex_last_error());
     }
   }
-  CHECK(wrong == 0, "%s, mode %d, %d-D, type %d, layout %d, halo %d width %d zhalo %d: %ld elements wrong",
-        strategy, k->mode, k->ndim, k->type, k->layout, k->halo, k->width, k->zhalo, wrong);
+  CHECK(wrong == 0,
+        "%s, mode %d, %d-D, type %d, layout %d, halo %d width %d zhalo %d extra %ld: %ld elements wrong",
+        strategy, k->mode, k->ndim, k->type, k->layout, k->halo, k->width, k->zhalo, extra, wrong);
   free(data);
   haloex_exchange_free(&x);
   haloex_plan_free(&plan);
@@ -204,7 +220,7 @@ static void refused(int rc, int want, const char* what) {
 }
 
 static void refusals(void) {
-  const Case k = {OWNED, 3, HALOEX_DOUBLE, HALOEX_AOS, 1, 1, 0, 0, {1, 1, 1}};
+  const Case k = {OWNED, 3, HALOEX_DOUBLE, HALOEX_AOS, 1, 1, 0, 0, {1, 1, 1}, 0};
   Place p = place_of(&k);
   haloex_decomp dec = NULL;
   if (p.first[0] + p.extent[0] == p.global[0]) p.extent[0] -= 1; /* a gap at the x end */
@@ -230,12 +246,14 @@ static void refusals(void) {
   p = place_of(&k);
   CHECK(make_decomp(&k, &p, &dec) == HALOEX_OK, "decomposition: %s", haloex_last_error());
   haloex_plan plan = NULL;
-  haloex_field wide = {HALOEX_DOUBLE, 1, 1, HALOEX_AOS, 0, NULL, 2, 0};
+  haloex_field wide = {HALOEX_DOUBLE, 1, 1, HALOEX_AOS, 0, NULL, 2, 0, 0};
   refused(haloex_plan_create(dec, 1, &wide, &plan), HALOEX_ERR_ARGUMENT, "width above halo");
-  haloex_field planes = {HALOEX_DOUBLE, 1, 1, HALOEX_AOS, 0, NULL, 0, 1};
+  haloex_field planes = {HALOEX_DOUBLE, 1, 1, HALOEX_AOS, 0, NULL, 0, 1, 0};
   refused(haloex_plan_create(dec, 1, &planes, &plan), HALOEX_ERR_ARGUMENT, "zhalo on a 3-D lattice");
-  haloex_field type = {42, 1, 1, HALOEX_AOS, 0, NULL, 0, 0};
+  haloex_field type = {42, 1, 1, HALOEX_AOS, 0, NULL, 0, 0, 0};
   refused(haloex_plan_create(dec, 1, &type, &plan), HALOEX_ERR_ARGUMENT, "an unknown type");
+  haloex_field extra = {HALOEX_DOUBLE, 1, 1, HALOEX_SOA, 0, NULL, 0, 0, -1};
+  refused(haloex_plan_create(dec, 1, &extra, &plan), HALOEX_ERR_ARGUMENT, "negative extra sites");
   haloex_decomp_free(&dec);
   CHECK(haloex_type_size(HALOEX_BYTE) == 1 && haloex_type_size(HALOEX_INT32) == 4 &&
             haloex_type_size(HALOEX_COMPLEX_FLOAT) == 8 && haloex_type_size(HALOEX_COMPLEX_DOUBLE) == 16 &&
@@ -248,15 +266,15 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   const Case cases[] = {
-      {RANGES, 3, HALOEX_DOUBLE, HALOEX_AOS, 3, 2, 1, 0, {1, 1, 1}},
-      {OWNED, 3, HALOEX_DOUBLE, HALOEX_SOA, 19, 2, 1, 0, {0, 1, 1}},
-      {OWNED, 2, HALOEX_DOUBLE, HALOEX_AOS, 9, 1, 0, 2, {1, 1, 0}},
-      {RANGES, 2, HALOEX_FLOAT, HALOEX_SOA, 4, 2, 0, 1, {1, 0, 0}},
-      {OWNED, 3, HALOEX_BYTE, HALOEX_AOS, 3, 1, 0, 0, {1, 1, 1}},
-      {RANGES, 3, HALOEX_INT32, HALOEX_SOA, 2, 2, 1, 0, {1, 1, 1}},
-      {OWNED, 2, HALOEX_INT64, HALOEX_AOS, 2, 2, 2, 0, {1, 1, 0}},
-      {RANGES, 3, HALOEX_COMPLEX_FLOAT, HALOEX_AOS, 2, 1, 0, 0, {1, 0, 1}},
-      {OWNED, 3, HALOEX_COMPLEX_DOUBLE, HALOEX_SOA, 2, 1, 0, 0, {1, 1, 1}},
+      {RANGES, 3, HALOEX_DOUBLE, HALOEX_AOS, 3, 2, 1, 0, {1, 1, 1}, 2},
+      {OWNED, 3, HALOEX_DOUBLE, HALOEX_SOA, 19, 2, 1, 0, {0, 1, 1}, 5},
+      {OWNED, 2, HALOEX_DOUBLE, HALOEX_AOS, 9, 1, 0, 2, {1, 1, 0}, 0},
+      {RANGES, 2, HALOEX_FLOAT, HALOEX_SOA, 4, 2, 0, 1, {1, 0, 0}, 3},
+      {OWNED, 3, HALOEX_BYTE, HALOEX_AOS, 3, 1, 0, 0, {1, 1, 1}, 0},
+      {RANGES, 3, HALOEX_INT32, HALOEX_SOA, 2, 2, 1, 0, {1, 1, 1}, 0},
+      {OWNED, 2, HALOEX_INT64, HALOEX_AOS, 2, 2, 2, 0, {1, 1, 0}, 0},
+      {RANGES, 3, HALOEX_COMPLEX_FLOAT, HALOEX_AOS, 2, 1, 0, 0, {1, 0, 1}, 0},
+      {OWNED, 3, HALOEX_COMPLEX_DOUBLE, HALOEX_SOA, 2, 1, 0, 0, {1, 1, 1}, 0},
   };
   const int nstrategies = haloex_strategy_count();
   /* Above 8 ranks (26 distinct neighbours) the two 3-D splits; the types,

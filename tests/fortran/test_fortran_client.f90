@@ -13,7 +13,10 @@
 !     complex(real64) f(x, y, z, c), halo 3 exchanged 1 wide;
 !   - a 2-D field with zhalo = 1 and width 1 < halo 2, AoS integer(int64)
 !     f(c, z, x, y) on create_ranges;
-!   - 2-D SoA complex(real32) (begin and end) and AoS integer(int8).
+!   - 2-D SoA complex(real32) (begin and end) and AoS integer(int8);
+!   - 3-D SoA real(real64) with extra_sites past the lattice, a different
+!     number on each rank, held as f(0:sites+extra-1, c): the extra sites
+!     keep their sentinel.
 ! Then bad calls, each with its status and message. Exit 0 only when all pass.
 program test_fortran_client
   use mpi_f08
@@ -35,6 +38,7 @@ program test_fortran_client
     call owned3_complex(haloex_strategy_name(s), grown([7, 5, 6]), [.true., .true., .false.])
     call zhalo2_int64(haloex_strategy_name(s), grown([9, 8]), [.true., .true.])
     call small2(haloex_strategy_name(s), grown([10, 7]), [.true., .false.])
+    call extra3_real64(haloex_strategy_name(s), grown([6, 5, 7]), [.true., .true., .false.])
   end do
   call bad_calls()
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
@@ -432,6 +436,66 @@ contains
       call check(good, name//" small2_int8: a halo value is wrong")
       ran = ran + 1
     end if
+    call teardown(d, p, x)
+  end subroutine
+
+  ! SoA real(real64) with 3 + 5 * mod(rank, 3) sites past the box (a
+  ! client's buffers, as Ludwig's Lees-Edwards planes): each component's
+  ! block is that much longer, and no exchange may touch those sites.
+  subroutine extra3_real64(name, n, periodic)
+    character(len=*), intent(in) :: name
+    integer, intent(in) :: n(3)
+    logical, intent(in) :: periodic(3)
+    integer, parameter :: nc = 3, h = 1
+    type(haloex_decomp) :: d
+    type(haloex_plan) :: p
+    type(haloex_exchange) :: x
+    real(real64), allocatable :: f(:, :)
+    integer :: dims(3), r, sz, procs(3), coords(3), local(3), offset(3), i, j, k, c, g(3), st, e(3)
+    integer(int64) :: elements, sites, extra, at
+    logical :: refused, good
+    dims = 0
+    call MPI_Dims_create(nranks, 3, dims)
+    call ok(haloex_decomp_create_ranges(MPI_COMM_WORLD, n, dims, periodic, d, split_last(n(1), dims(1)), &
+                                        split_last(n(2), dims(2)), split_last(n(3), dims(3))), "create_ranges")
+    call ok(haloex_decomp_info(d, 3, r, sz, procs, coords, local, offset), "info")
+    extra = 3 + 5 * mod(rank, 3)
+    call setup(name, "extra3_real64", d, 3, haloex_field(HALOEX_DOUBLE, nc, h, HALOEX_SOA, extra_sites=extra), &
+               p, x, refused)
+    if (refused) then
+      call teardown(d, p, x)
+      return
+    end if
+    call ok(haloex_field_extents(p, 1, e, elements), "extents")
+    sites = product(int(e, int64))
+    call check(all(e == local + 2 * h) .and. elements == (sites + extra) * nc, "extra3: field extents")
+    allocate (f(0:sites + extra - 1, nc))
+    f = real(SENTINEL, real64)
+    do k = 1, local(3)
+      do j = 1, local(2)
+        do i = 1, local(1)
+          call classify([i, j, k], local, offset, n, periodic, 3, h, g, st)
+          at = (i - 1 + h) + e(1) * ((j - 1 + h) + e(2) * int(k - 1 + h, int64))
+          f(at, :) = [(real(enc(g, n, c, nc), real64), c=1, nc)]
+        end do
+      end do
+    end do
+    call ok(haloex_exchange_run(x, f), name//" extra3_real64 run")
+    good = all(f(sites:, :) == real(SENTINEL, real64))
+    call check(good, name//" extra3_real64: an extra site was written")
+    do k = 1 - h, local(3) + h
+      do j = 1 - h, local(2) + h
+        do i = 1 - h, local(1) + h
+          call classify([i, j, k], local, offset, n, periodic, 3, h, g, st)
+          at = (i - 1 + h) + e(1) * ((j - 1 + h) + e(2) * int(k - 1 + h, int64))
+          do c = 1, nc
+            good = good .and. f(at, c) == real(merge(SENTINEL, enc(g, n, c, nc), st == 2), real64)
+          end do
+        end do
+      end do
+    end do
+    call check(good, name//" extra3_real64: a halo value is wrong (or an extra site was written)")
+    ran = ran + 1
     call teardown(d, p, x)
   end subroutine
 

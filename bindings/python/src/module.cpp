@@ -154,7 +154,7 @@ class Plan {
       if (!f.dirs.empty() && static_cast<int>(f.dirs.size()) != f.ncomp)
         throw py::value_error("dirs needs one direction per component (" + std::to_string(f.ncomp) + ")");
       cf.push_back({type_of(f.dtype), f.ncomp, f.halo, layout_of(f.layout), static_cast<int>(f.dirs.size()),
-                    f.dirs.empty() ? nullptr : f.dirs.front().data(), f.width, f.zhalo});
+                    f.dirs.empty() ? nullptr : f.dirs.front().data(), f.width, f.zhalo, 0});
     }
     check(haloex_plan_create(d.handle(), static_cast<int>(cf.size()), cf.data(), &h_));
     for (size_t k = 0; k < fields.size(); ++k) {

@@ -95,9 +95,13 @@ struct FieldShape {
   std::array<long, max_dims> exchanged{0, 0, 0};  ///< halo sites an exchange fills, per dimension
   std::array<long, max_dims> alloc{1, 1, 1};      ///< allocated extents: local + 2 * width
   std::array<long, max_dims> stride{0, 0, 1};     ///< site-index stride per dimension
-  long nsites = 1;                                ///< allocated sites
-  long site_stride = 1;                           ///< elements between sites
-  long comp_stride = 1;                           ///< elements between components
+  long nsites = 1;                                ///< allocated sites of the box, halo included
+  /// Sites allocated past the box, which no exchange touches (a code's own
+  /// buffers: Ludwig keeps its Lees-Edwards planes there). In SoA each
+  /// component's block is nsites + extra_sites long; in AoS they follow.
+  long extra_sites = 0;
+  long site_stride = 1;  ///< elements between sites
+  long comp_stride = 1;  ///< elements between components
 
   /// Shape of a field with these properties on this rank's subdomain: a halo
   /// of `halo` sites allocated and exchanged along every decomposed dimension
@@ -109,8 +113,12 @@ struct FieldShape {
   /// thickness, and its halo then repeats the lattice's periodic images).
   static FieldShape make(const Decomposition& dec, ElementType type, int ncomp, const HaloWidths& halo,
                          Layout layout);
-  /// The same field on a subdomain of other interior extents (a neighbour's).
-  FieldShape with_local(const std::array<long, max_dims>& extents) const;
+  /// The same field on a subdomain of other interior extents (a neighbour's),
+  /// with `extra` sites past its box.
+  FieldShape with_local(const std::array<long, max_dims>& extents, long extra) const;
+  /// The same field with `extra` sites allocated past its box (extra_sites;
+  /// throws InputError when negative or too many to address).
+  FieldShape with_extra_sites(long extra) const { return with_local(local, extra); }
 
   /// Index of a site in local coordinates (halo sites are negative or >= local).
   long site(long i, long j, long k) const {
@@ -119,7 +127,7 @@ struct FieldShape {
   /// Element index of (site, component).
   long element(long i, long j, long k, int c) const { return site(i, j, k) * site_stride + c * comp_stride; }
   /// Number of elements in the allocation.
-  long elements() const { return nsites * ncomp; }
+  long elements() const { return (nsites + extra_sites) * ncomp; }
   /// Box of the interior sites.
   Box interior() const { return Box{{0, 0, 0}, local}; }
   /// Box of all allocated sites, halo included.
