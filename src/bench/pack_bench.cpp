@@ -83,14 +83,13 @@ PackBenchResult describe_box(const Offset& o, const Message& send, const FieldSh
 // the bytes and of the lines they touch.
 void add_ratios(PackBenchResult& r) {
   r.pack = summarize(r.pack_s), r.unpack = summarize(r.unpack_s);
-  r.local = summarize(r.local_s), r.copy = summarize(r.copy_s);
+  r.local = summarize(r.local_s), r.copy = summarize(r.copy_s), r.lines = summarize(r.lines_s);
   r.pack_ratio_to_copy = r.copy.median / r.pack.median;
   r.unpack_ratio_to_copy = r.copy.median / r.unpack.median;
   r.local_ratio_to_copy = r.copy.median / r.local.median;
-  const double lines = r.touched_bytes / r.bytes;
-  r.pack_lines_ratio = lines * r.pack_ratio_to_copy;
-  r.unpack_lines_ratio = lines * r.unpack_ratio_to_copy;
-  r.local_lines_ratio = lines * r.local_ratio_to_copy;
+  r.pack_lines_ratio = r.lines.median / r.pack.median;
+  r.unpack_lines_ratio = r.lines.median / r.unpack.median;
+  r.local_lines_ratio = r.lines.median / r.local.median;
 }
 
 // The pack, unpack and local copy of the region of box o, and a plain copy
@@ -107,6 +106,9 @@ std::optional<PackBenchResult> measure_box(MPI_Comm comm, const PackBenchOptions
   const Message& recv = st.links[link->partner].recv;
   Buffer buf(send.bytes), a(send.bytes), b(send.bytes);
   std::memset(a.data(), 1, send.bytes);
+  const auto touched = static_cast<size_t>(touched_bytes(send, fields.front().shape));
+  Buffer ta(touched), tb(touched);
+  std::memset(ta.data(), 1, touched);
   const PackJob pj{&send, buf.data()}, uj{&recv, buf.data()};
   const bool team = packs_on_team(opt.pack_threads, send.bytes);
   const long calls = opt.iterations > 0
@@ -116,12 +118,14 @@ std::optional<PackBenchResult> measure_box(MPI_Comm comm, const PackBenchOptions
   auto do_unpack = [&] { unpack({&uj, 1}, fields, opt.pack_threads); };
   auto do_local = [&] { copy_local(*link, fields, opt.pack_threads); };
   auto do_copy = [&] { plain_copy(a.data(), b.data(), send.bytes, team); };
-  for (int w = 0; w < opt.warmup; ++w) do_pack(), do_unpack(), do_local(), do_copy();
+  auto do_lines = [&] { plain_copy(ta.data(), tb.data(), touched, team); };
+  for (int w = 0; w < opt.warmup; ++w) do_pack(), do_unpack(), do_local(), do_copy(), do_lines();
 
   PackBenchResult r = describe_box(o, send, fields.front().shape, calls);
   for (int rep = 0; rep < opt.repeats; ++rep) {
-    // Interleaved, so a drift in machine load touches all four alike.
+    // Interleaved, so a drift in machine load touches all five alike.
     r.copy_s.push_back(slowest_per_call(comm, calls, do_copy));
+    r.lines_s.push_back(slowest_per_call(comm, calls, do_lines));
     r.pack_s.push_back(slowest_per_call(comm, calls, do_pack));
     r.unpack_s.push_back(slowest_per_call(comm, calls, do_unpack));
     r.local_s.push_back(slowest_per_call(comm, calls, do_local));
@@ -178,30 +182,57 @@ std::vector<PackBenchResult> run_pack_bench(MPI_Comm comm, const PackBenchOption
   return results;
 }
 
+namespace {
+
+// The summary: the region, of those of at least 64 KiB, whose pack, unpack or
+// local copy comes least close to the copy of its touched lines.
+std::string worst_line(const std::vector<PackBenchResult>& results) {
+  const PackBenchResult* worst = nullptr;
+  double ratio = 0;
+  const char* op = "";
+  for (const PackBenchResult& r : results) {
+    if (r.bytes < 64 * 1024) continue;
+    const std::pair<double, const char*> ops[] = {
+        {r.pack_lines_ratio, "pack"}, {r.unpack_lines_ratio, "unpack"}, {r.local_lines_ratio, "local"}};
+    for (const auto& [v, name] : ops)
+      if (!worst || v < ratio) worst = &r, ratio = v, op = name;
+  }
+  std::ostringstream out;
+  if (!worst) return "# worst of the regions of at least 64 KiB against their lines: none that large\n";
+  out << "# worst of the regions of at least 64 KiB against their lines: " << std::fixed
+      << std::setprecision(2) << ratio << " (" << op << ", L=" << worst->size << " "
+      << to_string(worst->layout) << " " << worst->box << ", " << worst->kernels << ")\n";
+  return out.str();
+}
+
+}  // namespace
+
 std::string format_pack_table(const PackBenchOptions& opt, const std::vector<PackBenchResult>& results) {
   std::ostringstream out;
   out << "# " << opt.ncomp << " x " << to_string(opt.type) << " per site, " << opt.plan << " plan, halo "
       << opt.halo << ", pack threads " << to_string(opt.pack_threads) << " (" << omp_get_max_threads()
       << " threads); times per call (median), ratio = plain copy of the same bytes / time;\n"
-      << "# lines = the lowest of the three ratios against a plain copy of the touched lines (touched / "
-         "bytes x copy)\n";
+      << "# lines = the lowest of the three ratios against a plain copy of as many bytes as the lines "
+         "touched\n";
   out << std::left << std::setw(6) << "L" << std::setw(8) << "layout" << std::setw(9) << "box" << std::setw(8)
       << "kind" << std::setw(12) << "kernel" << std::right << std::setw(11) << "bytes" << std::setw(11)
-      << "touched" << std::setw(11) << "copy_us" << std::setw(11) << "pack_us" << std::setw(11) << "unpack_us"
-      << std::setw(11) << "local_us" << std::setw(11) << "pack_GB/s" << std::setw(8) << "pack" << std::setw(8)
-      << "unpack" << std::setw(8) << "local" << std::setw(8) << "lines"
+      << "touched" << std::setw(11) << "copy_us" << std::setw(11) << "lines_us" << std::setw(11) << "pack_us"
+      << std::setw(11) << "unpack_us" << std::setw(11) << "local_us" << std::setw(11) << "pack_GB/s"
+      << std::setw(8) << "pack" << std::setw(8) << "unpack" << std::setw(8) << "local" << std::setw(8)
+      << "lines"
       << "\n";
   for (const PackBenchResult& r : results) {
     out << std::left << std::setw(6) << r.size << std::setw(8) << to_string(r.layout) << std::setw(9) << r.box
         << std::setw(8) << r.kind << std::setw(12) << r.kernels << std::right << std::setw(11)
         << static_cast<long>(r.bytes) << std::setw(11) << static_cast<long>(r.touched_bytes) << std::fixed
         << std::setprecision(2) << std::setw(11) << r.copy.median * 1e6 << std::setw(11)
-        << r.pack.median * 1e6 << std::setw(11) << r.unpack.median * 1e6 << std::setw(11)
-        << r.local.median * 1e6 << std::setw(11) << r.bytes / r.pack.median / 1e9 << std::setw(8)
-        << r.pack_ratio_to_copy << std::setw(8) << r.unpack_ratio_to_copy << std::setw(8)
-        << r.local_ratio_to_copy << std::setw(8)
+        << r.lines.median * 1e6 << std::setw(11) << r.pack.median * 1e6 << std::setw(11)
+        << r.unpack.median * 1e6 << std::setw(11) << r.local.median * 1e6 << std::setw(11)
+        << r.bytes / r.pack.median / 1e9 << std::setw(8) << r.pack_ratio_to_copy << std::setw(8)
+        << r.unpack_ratio_to_copy << std::setw(8) << r.local_ratio_to_copy << std::setw(8)
         << std::min({r.pack_lines_ratio, r.unpack_lines_ratio, r.local_lines_ratio}) << "\n";
   }
+  out << worst_line(results);
   return out.str();
 }
 
@@ -229,6 +260,7 @@ std::vector<nlohmann::json> pack_bench_records(MPI_Comm comm, const PackBenchOpt
     put_samples(j, "unpack_s", r.unpack_s);
     put_samples(j, "local_copy_s", r.local_s);
     put_samples(j, "plain_copy_s", r.copy_s);
+    put_samples(j, "lines_copy_s", r.lines_s);
     j["pack_bytes_per_s"] = r.bytes / r.pack.median;
     j["unpack_bytes_per_s"] = r.bytes / r.unpack.median;
     j["ratio_to_copy"] = r.pack_ratio_to_copy;

@@ -21,7 +21,9 @@ void add_bench_pack(CLI::App& bench, Runner& run) {
       "Pack, unpack and local copy of one halo box of every kind (each dimension's face, every edge,\n"
       "the corner) on an L^d field per rank, each timed alone against a plain copy of the same bytes\n"
       "in the same run (ratio = copy time / time: 1 is copy speed). 'touched' counts the field's\n"
-      "64-byte lines a pack reads: a strided box moves whole lines for single values.");
+      "64-byte lines a pack reads: a strided box moves whole lines for single values, so its bound\n"
+      "is a plain copy of that many bytes ('lines'); the last line names the region of 64 KiB or more\n"
+      "furthest from it.");
   cmd->add_option("-m,-L,--sizes", a->sizes, "Subdomain edge L: a list and/or ranges first:last:step")
       ->capture_default_str();
   cmd->add_option("--dims", a->opt.ndim, "Lattice dimensions")

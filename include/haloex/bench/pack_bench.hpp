@@ -44,21 +44,22 @@ struct PackBenchResult {
   double bytes = 0;             ///< bytes packed per call
   double touched_bytes = 0;     ///< cache lines of the field that one pack reads, in bytes
   long calls = 0;               ///< calls per sample
-  /// Seconds per call, one per sample: pack, unpack, local copy and a plain copy of
-  /// the same bytes.
+  /// Seconds per call, one per sample: pack, unpack, local copy, a plain copy of
+  /// the same bytes and a plain copy of as many bytes as the lines touched.
   /// @{
-  std::vector<double> pack_s, unpack_s, local_s, copy_s;
+  std::vector<double> pack_s, unpack_s, local_s, copy_s, lines_s;
   /// @}
   /// Statistics of the samples above.
   /// @{
-  Summary pack, unpack, local, copy;
+  Summary pack, unpack, local, copy, lines;
   /// @}
   /// Plain copy time / time, from the medians.
   /// @{
   double pack_ratio_to_copy = 0, unpack_ratio_to_copy = 0, local_ratio_to_copy = 0;
   /// @}
-  /// The same against a plain copy of the touched lines (copy time x
-  /// touched / bytes): what a box that moves one value per line can reach.
+  /// Plain copy of the touched lines' bytes / time: what a box that moves
+  /// one value per line can reach. (Timed, not scaled from the copy of the
+  /// bytes: the lines of a large face live in a slower level of the cache.)
   /// @{
   double pack_lines_ratio = 0, unpack_lines_ratio = 0, local_lines_ratio = 0;
   /// @}
