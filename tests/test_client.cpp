@@ -223,6 +223,14 @@ TEST_P(ClientSplit, HaloWiderThanAPeriodicDimensionWithOneRank) {
   EXPECT_THROW(Field<double>(dec, 1, 2), InputError);  // without widths: the old rule, the halo must fit
 }
 
+// A test's name from its strategy's (gtest allows no '-').
+std::string by_strategy(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
 class PlanesOfA2dLattice : public ::testing::TestWithParam<std::string> {};
 
 // A 2-D lattice in the 3-D arrays of a 3-D code: the planes above and below
@@ -238,12 +246,7 @@ TEST_P(PlanesOfA2dLattice, OnlyTheLatticesPlaneIsExchanged) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStrategies, PlanesOfA2dLattice, ::testing::ValuesIn(strategy_names()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+                         by_strategy);
 
 class SitesPastTheBox : public ::testing::TestWithParam<std::string> {};
 
@@ -287,13 +290,7 @@ TEST_P(SitesPastTheBox, HaloRightAndExtraSitesUntouched) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStrategies, SitesPastTheBox, ::testing::ValuesIn(strategy_names()),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllStrategies, SitesPastTheBox, ::testing::ValuesIn(strategy_names()), by_strategy);
 
 // Each bad description throws the same InputError on every rank (a check
 // that passed on some ranks would leave them waiting in MPI).
