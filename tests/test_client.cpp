@@ -6,6 +6,7 @@
 // client's split computed here independently of the library's.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <complex>
 #include <cstdint>
 #include <functional>
@@ -260,6 +261,9 @@ TEST_P(SitesPastTheBox, HaloRightAndExtraSitesUntouched) {
   const long extra = 3 + 7 * (world_rank() % 3);
   EXPECT_THROW((void)FieldShape::make(dec, ElementType::f64, 1, 1, Layout::soa).with_extra_sites(-1),
                InputError);
+  EXPECT_THROW(
+      (void)FieldShape::make(dec, ElementType::f64, 19, 1, Layout::soa).with_extra_sites(LONG_MAX / 8),
+      InputError);  // more elements than a long counts
   for (FieldMemory memory : {FieldMemory::heap, FieldMemory::node}) {
     Field<double> soa(dec, FieldShape::make(dec, ElementType::f64, 5, 1, Layout::soa).with_extra_sites(extra),
                       memory);

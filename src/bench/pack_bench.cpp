@@ -92,9 +92,9 @@ void add_ratios(PackBenchResult& r) {
   r.local_lines_ratio = r.lines.median / r.local.median;
 }
 
-// The pack, unpack and local copy of the region of box o, and a plain copy
-// of the same bytes, `opt.repeats` samples each (the slowest rank's);
-// nothing when nothing travels to that region (the reduced plan's corners).
+// The pack, unpack and local copy of the region of box o, a plain copy of
+// the same bytes and one of as many bytes as the lines they touch, `opt.repeats` samples each (the slowest
+// rank's); nothing when nothing travels to that region (the reduced plan's corners).
 std::optional<PackBenchResult> measure_box(MPI_Comm comm, const PackBenchOptions& opt, const Plan& plan,
                                            const std::span<const FieldView> fields, const Offset& o) {
   const Stage& st = plan.direct();
@@ -104,16 +104,17 @@ std::optional<PackBenchResult> measure_box(MPI_Comm comm, const PackBenchOptions
   if (!link || link->send.empty()) return std::nullopt;
   const Message& send = link->send;
   const Message& recv = st.links[link->partner].recv;
+  const long calls = opt.iterations > 0
+                         ? opt.iterations
+                         : std::max<long>(10, static_cast<long>(8e6 / static_cast<double>(send.bytes)));
+  PackBenchResult r = describe_box(o, send, fields.front().shape, calls);
   Buffer buf(send.bytes), a(send.bytes), b(send.bytes);
   std::memset(a.data(), 1, send.bytes);
-  const auto touched = static_cast<size_t>(touched_bytes(send, fields.front().shape));
+  const auto touched = static_cast<size_t>(r.touched_bytes);
   Buffer ta(touched), tb(touched);
   std::memset(ta.data(), 1, touched);
   const PackJob pj{&send, buf.data()}, uj{&recv, buf.data()};
   const bool team = packs_on_team(opt.pack_threads, send.bytes);
-  const long calls = opt.iterations > 0
-                         ? opt.iterations
-                         : std::max<long>(10, static_cast<long>(8e6 / static_cast<double>(send.bytes)));
   auto do_pack = [&] { pack({&pj, 1}, fields, opt.pack_threads); };
   auto do_unpack = [&] { unpack({&uj, 1}, fields, opt.pack_threads); };
   auto do_local = [&] { copy_local(*link, fields, opt.pack_threads); };
@@ -121,7 +122,6 @@ std::optional<PackBenchResult> measure_box(MPI_Comm comm, const PackBenchOptions
   auto do_lines = [&] { plain_copy(ta.data(), tb.data(), touched, team); };
   for (int w = 0; w < opt.warmup; ++w) do_pack(), do_unpack(), do_local(), do_copy(), do_lines();
 
-  PackBenchResult r = describe_box(o, send, fields.front().shape, calls);
   for (int rep = 0; rep < opt.repeats; ++rep) {
     // Interleaved, so a drift in machine load touches all five alike.
     r.copy_s.push_back(slowest_per_call(comm, calls, do_copy));

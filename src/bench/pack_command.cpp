@@ -8,6 +8,15 @@
 
 namespace haloex::cli {
 
+// What `bench pack --help` says first.
+constexpr const char* pack_help =
+    "Pack, unpack and local copy of one halo box of every kind (each dimension's face, every edge,\n"
+    "the corner) on an L^d field per rank, each timed alone against a plain copy of the same bytes\n"
+    "in the same run (ratio = copy time / time: 1 is copy speed). 'touched' counts the field's\n"
+    "64-byte lines a pack reads: a strided box moves whole lines for single values, so its bound\n"
+    "is a plain copy of that many bytes ('lines'); the last line names the region of 64 KiB or more\n"
+    "furthest from it.";
+
 void add_bench_pack(CLI::App& bench, Runner& run) {
   struct Args {
     PackBenchOptions opt;
@@ -16,14 +25,7 @@ void add_bench_pack(CLI::App& bench, Runner& run) {
     bool quiet = false;
   };
   auto a = std::make_shared<Args>();
-  auto* cmd = bench.add_subcommand(
-      "pack",
-      "Pack, unpack and local copy of one halo box of every kind (each dimension's face, every edge,\n"
-      "the corner) on an L^d field per rank, each timed alone against a plain copy of the same bytes\n"
-      "in the same run (ratio = copy time / time: 1 is copy speed). 'touched' counts the field's\n"
-      "64-byte lines a pack reads: a strided box moves whole lines for single values, so its bound\n"
-      "is a plain copy of that many bytes ('lines'); the last line names the region of 64 KiB or more\n"
-      "furthest from it.");
+  auto* cmd = bench.add_subcommand("pack", pack_help);
   cmd->add_option("-m,-L,--sizes", a->sizes, "Subdomain edge L: a list and/or ranges first:last:step")
       ->capture_default_str();
   cmd->add_option("--dims", a->opt.ndim, "Lattice dimensions")

@@ -618,7 +618,7 @@ contains
                     " but the field is "//type_name(x%types(1)))
     else if (n /= x%elements(1)) then
       status = fail(HALOEX_ERR_ARGUMENT, "haloex_exchange_begin: the array has "//text_of(n)// &
-                    " elements, the field with its halo "//text_of(x%elements(1)))
+                    " elements, the field with its halo (and extra_sites) "//text_of(x%elements(1)))
     else if (.not. contiguous) then
       status = fail(HALOEX_ERR_ARGUMENT, "haloex_exchange_begin: the array is not contiguous (a strided section?)")
     else

@@ -241,7 +241,9 @@ void check_plan_inputs(const Decomposition& dec, const std::vector<FieldSpec>& f
                                                HaloWidths{f.shape.width, f.shape.exchanged}, f.shape.layout)
                                   .with_extra_sites(f.shape.extra_sites);
     if (!(expect == f.shape))
-      throw InputError("a field given to the halo plan was not built on this decomposition");
+      throw InputError(
+          "a field given to the halo plan was not built on this decomposition (FieldShape::make, then "
+          "with_extra_sites for sites past the box)");
   }
 }
 

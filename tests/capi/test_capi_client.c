@@ -3,8 +3,7 @@
  * remainder on the highest coordinates; haloex_decomp_create_owned with the
  * ranks in x-fastest order), a halo allocated deeper than the width
  * exchanged, a 2-D lattice with halo planes in z, sites allocated past the
- * lattice (a different number on each rank, so that a strategy reading a
- * neighbour's memory must use the neighbour's), and every element type.
+ * lattice (a different number on each rank), and every element type.
  * After an exchange every halo element within the exchanged width holds the
  * value of the global site it mirrors (wrapped where periodic); every other
  * halo element (deeper planes, z planes, across a wall) and every element
@@ -158,6 +157,12 @@ static void run_case(const Case* k, const char* strategy) {
   const long nsites = ext[0] * ext[1] * ext[2];
   CHECK(elements == (nsites + extra) * k->ncomp, "%ld elements for %ld sites, %ld extra, %d components",
         elements, nsites, extra, k->ncomp);
+  if (elements != (nsites + extra) * k->ncomp) { /* (the fill below would overrun) */
+    haloex_exchange_free(&x);
+    haloex_plan_free(&plan);
+    haloex_decomp_free(&dec);
+    return;
+  }
   void* data = malloc((size_t)elements * (size_t)haloex_type_size(k->type));
   const int width = k->width ? k->width : k->halo;
   const long pad[3] = {k->halo, k->halo, k->ndim == 3 ? k->halo : k->zhalo};

@@ -252,7 +252,7 @@ class Field {
   FieldMemory memory() const {
     return node_ ? FieldMemory::node : folded_ ? FieldMemory::folded : FieldMemory::heap;
   }
-  /// Number of elements, halo included.
+  /// Number of elements, halo and extra sites included.
   size_t size() const { return static_cast<size_t>(shape_.elements()); }
   /// All elements, halo included.
   std::span<T> elements() { return {data_, size()}; }
