@@ -86,6 +86,10 @@ class CopyKernel {
   long src_base_ = 0, dst_base_ = 0;
   std::vector<long> src_table_, dst_table_;
   size_t elem_ = 8;
+  // Short rows further apart than a page in the source, where the hardware
+  // prefetcher loses the stream: before each row, the first `ahead_bytes_`
+  // of the row `ahead_` rows on are requested. 0: none.
+  long ahead_ = 0, ahead_bytes_ = 0;
   std::string name_;
   void (*fn_)(const CopyKernel&, const std::byte*, std::byte*) = nullptr;
 
