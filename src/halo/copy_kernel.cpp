@@ -223,6 +223,37 @@ struct KernelBodies {
     }
   }
 
+  // As rows(), two rows at a time: `two` copies a pair, `one` the last row
+  // of an odd share.
+  template <class Two, class One>
+  [[gnu::always_inline]] static void row_pairs(const K& k, const std::byte* sb, std::byte* db, Two two,
+                                               One one) {
+    const long total = k.outer_[0].n * k.outer_[1].n * k.outer_[2].n;
+    const auto [begin, end] = my_share(total);
+    if (begin >= end) return;
+    const Steps st(k);
+    const long ahead = k.ahead_, ps = k.pair_src_, pd = k.pair_dst_;
+    const bool paired = k.paired_;
+    Cursor at(k, sb, db, begin), next(k, sb, db, std::min(begin + ahead, total - 1));
+    long t = begin;
+    for (; t + 1 < end; t += 2) {
+      for (long r = t; r < t + 2; ++r)
+        if (ahead && r + ahead < total) {
+          request(k, next);
+          st.step(next);
+        }
+      Cursor second = at;
+      st.step(second);
+      two(at.s, at.d, second.s, second.d);
+      if (paired) two(at.s + ps, at.d + pd, second.s + ps, second.d + pd);
+      st.step(second);
+      at = second;
+    }
+    if (t == end) return;
+    one(at.s, at.d);
+    if (paired) one(at.s + ps, at.d + pd);
+  }
+
   // Rows [first, last) of `total` for this thread of the enclosing team.
   static std::pair<long, long> my_share(long total) {
     const long team = omp_get_num_threads(), me = omp_get_thread_num();
@@ -248,6 +279,33 @@ struct KernelBodies {
 #pragma omp simd
       for (long i = head; i < n; ++i) b[i] = a[i];
     });
+  }
+
+  // Rows shorter than 1 KiB, two at a time, a line of one and a line of the
+  // other in turn. One row at a time spends the start of every row waiting
+  // for its first lines; two in flight overlap that wait (on Zen 3, 19
+  // doubles a site: the SoA x and y faces at L = 32, rows of 256 bytes, went
+  // 1.26-1.39 times as fast, the SoA y face's pack at L = 64 1.17 times; at
+  // L = 128, rows of 1 KiB, pairs were 0.73-0.84 times as fast, so longer rows
+  // go one at a time).
+  static void run_row_pairs(const K& k, const std::byte* s, std::byte* d) {
+    constexpr long line = sizeof(U) < 64 ? 64 / sizeof(U) : 1;
+    const long n = k.inner_.n;
+    auto two = [n](const U* __restrict a, U* __restrict b, const U* __restrict a2, U* __restrict b2) {
+      long i = 0;
+      for (; i + line <= n; i += line) {
+#pragma GCC unroll 8
+        for (long j = 0; j < line; ++j) b[i + j] = a[i + j];
+#pragma GCC unroll 8
+        for (long j = 0; j < line; ++j) b2[i + j] = a2[i + j];
+      }
+      for (; i < n; ++i) b[i] = a[i], b2[i] = a2[i];
+    };
+    auto one = [n](const U* __restrict a, U* __restrict b) {
+#pragma omp simd
+      for (long i = 0; i < n; ++i) b[i] = a[i];
+    };
+    row_pairs(k, s, d, two, one);
   }
 
   // Elements from `p` to the next 32-byte boundary.
@@ -340,13 +398,13 @@ struct KernelBodies {
 
   // Requests ahead for short rows a page or more apart in the source, where
   // the hardware prefetcher loses the stream (measured on Zen 3 with 19
-  // doubles a site, against a copy of the lines touched: the AoS z face's
-  // local copy at L = 128 went from 0.74 to 0.92 with them, its pack at
-  // L = 64 from 0.72 to 0.85). A short row's every line is requested, 16 rows
-  // ahead; a longer row's first two lines 4 rows ahead, after which the
-  // hardware prefetcher follows it. A strided destination's lines are not
-  // requested: for writing, that made the SoA y face's unpack and the local
-  // copies slower.
+  // doubles a site, against a copy of the lines touched, the AoS z face's
+  // local copy went from 0.79 to 0.96 at L = 128, 0.69 to 0.77 at L = 64
+  // and 0.40 to 0.61 at L = 32; its pack at L = 64 did not gain). A short
+  // row's every line is requested, 16 rows ahead; a longer row's first two
+  // lines 4 rows ahead, after which the hardware prefetcher follows it. A
+  // strided destination's lines are not requested: for writing, that made
+  // the SoA y face's unpack and the local copies slower.
   static void choose_ahead(K& k, long row_bytes) {
     constexpr long page = 4096, short_row = 256, long_row = 2048, rows_on_short = 16, rows_on_long = 4;
     const long on = row_bytes <= short_row ? rows_on_short : rows_on_long;
@@ -373,6 +431,8 @@ struct KernelBodies {
         k.fn_ = &run_block, k.name_ = "block";
       } else if (f) {
         k.fn_ = f, k.name_ = "fixed" + std::to_string(k.inner_.n);
+      } else if (row_bytes < 1024) {
+        k.fn_ = &run_row_pairs, k.name_ = "rowpairs";
       } else {
         k.fn_ = &run_rows, k.name_ = "rows";
       }

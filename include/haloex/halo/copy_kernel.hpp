@@ -2,8 +2,8 @@
 // Copy kernels: how the elements of one box of one field move to or from a
 // contiguous buffer, or to another box of the same field. A kernel is chosen
 // once, when the plan is built, from the shape of the copy: a whole block,
-// contiguous rows, rows of a length fixed at compile time, a strided
-// gather/scatter, or a per-site component table. Pack, unpack and the local
+// contiguous rows (those under 1 KiB two at a time), rows of a length fixed
+// at compile time, a strided gather/scatter, or a per-site component table. Pack, unpack and the local
 // copy of a rank that is its own neighbour are the same kernels.
 #include <array>
 #include <cstddef>
@@ -62,7 +62,7 @@ class CopyKernel {
   /// one pass moves half the lines two would. The copies must not overlap.
   std::optional<CopyKernel> paired_with(const CopyKernel& other) const;
 
-  /// The kernel's name, e.g. "rows", "fixed19", "gather", "table5".
+  /// The kernel's name, e.g. "rows", "rowpairs", "fixed19", "gather", "table5".
   const std::string& name() const { return name_; }
   /// Bytes moved by one run.
   size_t bytes() const;
