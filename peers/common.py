@@ -7,7 +7,9 @@ import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,8 +17,15 @@ from pathlib import Path
 # peers' records so that the report puts them with haloex's.
 METADATA = (
     "host", "placement", "mpi_library", "compiler", "cxx_flags", "build_type", "git_commit",
-    "haloex_version", "cpu_model", "date_utc",
+    "haloex_version", "cpu_model", "date_utc", "mpi_standard",
 )  # fmt: skip
+# The environment variables that change how MPI behaves, and the ones among
+# them that launchers set for their own wiring: as haloex's records have them
+# (include/haloex/measure/placement.hpp).
+MPI_ENV_PREFIXES = ("OMPI_MCA_", "PRTE_MCA_", "MPICH_", "MPIR_CVAR_", "I_MPI_", "FI_", "UCX_", "LD_PRELOAD")
+MPI_ENV_WIRING = ("OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
+                  "OMPI_MCA_shmem_RUNTIME_QUERY_hint", "OMPI_MCA_PREFIXES", "OMPI_MCA_num_procs",
+                  "OMPI_MCA_cpu_type", "MPIR_CVAR_CH3_INTERFACE_HOSTNAME")  # fmt: skip
 # Exit status of a driver whose halo check failed (never timed).
 WRONG_HALO = 3
 
@@ -74,6 +83,41 @@ def run(cmd: list[str], timeout: float, cwd: Path | None = None, env: dict | Non
     lines = [x.strip() for x in err.splitlines() if any(c.isalnum() for c in x)]
     why = "" if p.returncode == 0 else (lines or ["(no message)"])[0]
     return Outcome(out, p.returncode, why)
+
+
+def cpu_model() -> str:
+    """lscpu's model name (what the papers call the machine)."""
+    try:
+        text = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    return next((x.split(":", 1)[1].strip() for x in text.splitlines() if x.startswith("Model name")), "?")
+
+
+def launcher_name() -> str:
+    """The launcher that started this process, named as haloex names it."""
+    e = os.environ
+    if e.get("HALOEX_LAUNCHER"):
+        return e["HALOEX_LAUNCHER"]
+    if "SLURM_STEP_ID" in e and ({"SLURM_PROCID", "PMI_RANK", "PMIX_RANK"} & e.keys()):
+        return "srun"
+    if "OMPI_COMM_WORLD_SIZE" in e:
+        return "mpirun (Open MPI)"
+    return "mpiexec (Hydra)" if "PMI_RANK" in e else "none"
+
+
+def where_run(mpi_library: str, mpi_standard: str, hosts: list[str]) -> dict:
+    """The keys of a haloex record that say where a run of a driver written
+    in Python ran (its MPI from mpi4py, the hosts of its ranks)."""
+    env = {k: v for k, v in os.environ.items()
+           if k.startswith(MPI_ENV_PREFIXES) and not k.startswith(MPI_ENV_WIRING)}  # fmt: skip
+    per_host = {h: hosts.count(h) for h in sorted(set(hosts))}
+    placement = {"launcher": launcher_name(), "hosts": hosts, "ranks_per_host": per_host, "mpi_env": env}
+    return {
+        "host": socket.gethostname(), "mpi_library": mpi_library.strip(), "mpi_standard": mpi_standard,
+        "cpu_model": cpu_model(), "date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "placement": placement,
+    }  # fmt: skip
 
 
 def metadata(rec: dict) -> dict:

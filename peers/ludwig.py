@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import add_common_options, check_programs, metadata, run, write_records
+from common import add_common_options, check_programs, cpu_model, metadata, run, write_records
 
 RECORDS = "peers-ludwig.jsonl"
 INPUT_SUFFIX = {"ludwig": "input", "haloex": "toml"}  # (kept in raw/ beside each run's output)
@@ -262,15 +262,6 @@ def mpi_version(mpirun: str) -> str:
         return (p.stdout.strip().splitlines() or ["?"])[0]
     except (OSError, subprocess.SubprocessError):
         return "?"
-
-
-def cpu_model() -> str:
-    """lscpu's model name (what the papers call the machine)."""
-    try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=30).stdout
-    except (OSError, subprocess.SubprocessError):
-        return "?"
-    return next((x.split(":", 1)[1].strip() for x in text.splitlines() if x.startswith("Model name")), "?")
 
 
 def parse_args() -> argparse.Namespace:

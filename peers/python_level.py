@@ -22,6 +22,7 @@ import json
 import sys
 
 import numpy as np
+from common import where_run
 from mpi4py import MPI
 
 WRONG_HALO = 3
@@ -204,8 +205,10 @@ def main() -> int:
         samples.append(comm.reduce(MPI.Wtime() - t0, op=MPI.MAX, root=0))
     if not verified(lib, comm, a.ncomp):
         return WRONG_HALO
+    hosts = comm.gather(MPI.Get_processor_name(), root=0)
     if comm.rank == 0:
-        rec = {"peer": "python", "peer_version": lib.version(), "mode": a.lib, "L": a.L, "ncomp": a.ncomp,
+        rec = where_run(MPI.Get_library_version(), "{}.{}".format(*MPI.Get_version()), hosts)
+        rec |= {"peer": "python", "peer_version": lib.version(), "mode": a.lib, "L": a.L, "ncomp": a.ncomp,
                "layout": a.layout, "ranks": comm.size, "procs": list(dims), "iterations": a.iterations,
                "warmup": a.warmup, "checked": True,
                "time_per_call_s": [t / a.iterations for t in samples]}  # fmt: skip

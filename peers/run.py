@@ -30,7 +30,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import WRONG_HALO, Outcome, add_common_options, check_programs, metadata, run, write_records
+from common import (
+    METADATA,
+    WRONG_HALO,
+    Outcome,
+    add_common_options,
+    check_programs,
+    metadata,
+    run,
+    write_records,
+)
 
 HERE = Path(__file__).resolve().parent
 # Tool name -> its (peer, mode) runs; haloex's "*" runs every strategy.
@@ -186,6 +195,8 @@ class Runner:
     def record(self, c: Case, peer: str, mode: str, ts: dict[int, float], rec: dict, meta: dict, cmd: str,
                failed: list[dict]) -> dict:  # fmt: skip
         r = dict(meta)
+        if peer == "python":  # (where its own run was: its record says, as haloex's do)
+            r.update({k: rec[k] for k in METADATA if k in rec})
         r.update(
             benchmark="peers", ranks=c.ranks, threads_per_rank=1, peer=peer, mode=mode, local_size=c.L,
             ncomp=c.ncomp, layout=c.layout, face_doubles=c.face_doubles, halo_width=1, halo_plan="full",

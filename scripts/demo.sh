@@ -12,6 +12,8 @@ build=${BUILD:-build}
 out=${OUT:-results/demo}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+# shellcheck source=scripts/mpi-run-env.sh
+. "$root/scripts/mpi-run-env.sh"  # the build's MPI: mpirun on PATH, $python
 launch=(mpirun -np 2)
 mpirun --version 2>/dev/null | grep -q "Open MPI" && launch+=(--oversubscribe)
 lab=("$root/.venv/bin/python" -m haloex_lab)
@@ -36,8 +38,8 @@ echo
 echo
 # The same stencil written against the bindings (C, Fortran, Python; examples/),
 # each bit-identical to the serial reference.
-bash scripts/python-package.sh "$build" >/dev/null
-for cmd in "$build/examples/stencil2d_c" "$build/examples/stencil2d_f" "$root/.venv/bin/python examples/stencil2d.py"; do
+bash scripts/python-package.sh "$build" "$python" >/dev/null
+for cmd in "$build/examples/stencil2d_c" "$build/examples/stencil2d_f" "$python examples/stencil2d.py"; do
   [[ -x ${cmd%% *} ]] || continue
   # shellcheck disable=SC2086  # a program, or Python and its script
   "${launch[@]}" $cmd -o "$out/stencil-binding.npy"

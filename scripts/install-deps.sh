@@ -46,16 +46,23 @@ declare -A why=(
   [libnuma-dev]="NUMA headers, which GHEX's bundled hwmalloc needs"
   [python3-petsc4py]="petsc4py, the Python level of make peers"
   [python3-mpi4py]="mpi4py for Debian's Python, the Python level of make peers"
+  # MPI=mpich (scripts/mpi.sh): Debian's MPICH beside Open MPI
+  [mpich]="MPICH's mpiexec (make ... MPI=mpich)"
+  [libmpich-dev]="MPICH's headers, libraries and compiler wrappers (make ... MPI=mpich)"
+  [libhdf5-mpich-dev]="parallel HDF5 built for MPICH (make ... MPI=mpich)"
 )
 core=(cmake ninja-build g++ gfortran make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
   paraview python3-paraview xvfb slurmctld slurmd slurm-client munge iproute2 util-linux libsimgrid-dev)
 tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
 peers=(petsc-dev libboost-dev libnuma-dev pkg-config curl python3-petsc4py python3-mpi4py)
+mpich=(mpich libmpich-dev libhdf5-mpich-dev)
 # "install-deps.sh" installs what make demo and make test need; "install-deps.sh
-# tools" adds the developer tools on top, "install-deps.sh peers" the peers.
+# tools" adds the developer tools on top, "install-deps.sh peers" the peers,
+# "install-deps.sh mpich" Debian's MPICH.
 packages=("${core[@]}")
 [[ ${1:-} == tools ]] && packages+=("${tools[@]}")
 [[ ${1:-} == peers ]] && packages+=("${peers[@]}")
+[[ ${1:-} == mpich ]] && packages+=("${mpich[@]}")
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   missing=()

@@ -205,3 +205,28 @@ def test_run_py_refuses_cases_without_a_size(tmp_path):
                         "-o", str(tmp_path), "--faces", "0.5", "-m", ""], capture_output=True, text=True,
                        check=False)  # fmt: skip
     assert p.returncode == 2 and "must give at least one case" in p.stderr
+
+
+def test_python_level_records_say_where_they_ran(monkeypatch):
+    """A driver written in Python names its MPI, machine and launcher as
+    haloex's records do, so the report files it with them (not under "?")."""
+    sys.path.insert(0, str(ROOT / "peers"))
+    try:
+        import common  # peers/common.py
+    finally:
+        sys.path.pop(0)
+    from haloex_lab.machines import machine, machine_text
+
+    launchers_and_settings = ("OMPI_", "PMI", "SLURM_", "HALOEX_LAUNCHER", "MPIR_", "LD_PRELOAD")
+    for k in [k for k in os.environ if k.startswith(launchers_and_settings)]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("PMI_RANK", "0")  # Hydra's
+    monkeypatch.setenv("MPIR_CVAR_CH4_PROGRESS_THROTTLE", "1")  # a setting
+    monkeypatch.setenv("OMPI_MCA_num_procs", "2")  # Open MPI 5's wiring, not a setting
+    rec = common.where_run("MPICH Version:\t4.0.2\nMPICH Release date: ...\n", "4.0", ["n1", "n2", "n1"])
+    p = rec["placement"]
+    assert p["launcher"] == "mpiexec (Hydra)" and p["ranks_per_host"] == {"n1": 2, "n2": 1}
+    assert p["mpi_env"] == {"MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1"}
+    assert rec["mpi_standard"] == "4.0" and rec["date_utc"].endswith("Z") and rec["cpu_model"]
+    text = machine_text(machine(rec))
+    assert "MPICH Version:\t4.0.2" in text and "launcher mpiexec (Hydra)" in text and "?" not in text

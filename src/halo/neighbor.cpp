@@ -52,10 +52,17 @@ class Neighbor final : public Strategy {
     }
     send_ = Blocks(to_.blocks, limit, large_);
     recv_ = Blocks(from_.blocks, limit, large_);
+    // The graph is made from a copy of the communicator without its
+    // Cartesian topology, in the same rank order: Open MPI 5.0.11 gives a
+    // graph made from a Cartesian communicator neighbourhood collectives
+    // that fail (MPI_ERR_ARG, MPI_ERR_INTERN) or crash (docs/mpi.md).
+    Comm plain;
+    mpi_check(MPI_Comm_split(plan.decomposition().comm(), 0, plan.decomposition().rank(), plain.out()),
+              "MPI_Comm_split");
     mpi_check(
-        MPI_Dist_graph_create_adjacent(plan.decomposition().comm(), static_cast<int>(srcs.size()),
-                                       never_null(srcs), MPI_UNWEIGHTED, static_cast<int>(dests.size()),
-                                       never_null(dests), MPI_UNWEIGHTED, MPI_INFO_NULL, 0, graph_.out()),
+        MPI_Dist_graph_create_adjacent(plain.get(), static_cast<int>(srcs.size()), never_null(srcs),
+                                       MPI_UNWEIGHTED, static_cast<int>(dests.size()), never_null(dests),
+                                       MPI_UNWEIGHTED, MPI_INFO_NULL, 0, graph_.out()),
         "MPI_Dist_graph_create_adjacent");
     verify_slots(srcs, static_cast<int>(dests.size()));
   }

@@ -43,9 +43,18 @@ std::string launcher_name() {
 
 nlohmann::json mpi_environment() {
   // Open MPI's launcher passes its own wiring through OMPI_MCA_ variables
-  // (URIs, job ids, session folders); they are not settings.
-  static const char* const wiring[] = {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix",
-                                       "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME_QUERY_hint"};
+  // (URIs, job ids, session folders); they are not settings. (Open MPI 5's
+  // launcher adds OMPI_MCA_PREFIXES and the two after it, MPICH's Hydra the
+  // host name.)
+  static const char* const wiring[] = {"OMPI_MCA_orte_",
+                                       "OMPI_MCA_ess",
+                                       "OMPI_MCA_pmix",
+                                       "OMPI_MCA_initial_wdir",
+                                       "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
+                                       "OMPI_MCA_PREFIXES",
+                                       "OMPI_MCA_num_procs",
+                                       "OMPI_MCA_cpu_type",
+                                       "MPIR_CVAR_CH3_INTERFACE_HOSTNAME"};
   nlohmann::json out = nlohmann::json::object();
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const std::string kv(*e);

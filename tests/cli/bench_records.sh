@@ -9,15 +9,17 @@ launch=$1 haloex=$2 dir=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 [[ -x $haloex && ! -d $haloex ]] || { echo "not an executable: $haloex" >&2; exit 2; }
 rm -rf "$dir" && mkdir -p "$dir"
-# (An MPI setting in the environment, which every record must list.)
-OMPI_MCA_btl_base_warn_component_unused=0 \
+# (MPI settings in the environment, Open MPI's and MPICH's, which every
+# record must list whichever MPI runs.)
+OMPI_MCA_btl_base_warn_component_unused=0 MPIR_CVAR_COMM_SPLIT_USE_QSORT=1 \
   $launch "$haloex" bench halo -m 6,8 -i 20 -r 3 -x 2 -s staged,direct,neighbor -o "$dir/halo.jsonl" -q |
   tee "$dir/table.txt"
 grep -q "^staged " "$dir/table.txt"
 test ! -e "$dir/halo.jsonl.tmp"
-python3 - "$dir/halo.jsonl" <<'PY'
+python3 - "$dir/halo.jsonl" "${HALOEX_TEST_MPI:-openmpi}" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
+family = sys.argv[2]
 assert len(rows) == 6, f"expected 2 sizes x 3 strategies, got {len(rows)} records"
 keys = ["benchmark", "haloex_version", "git_commit", "mpi_library", "mpi_standard", "host", "date_utc",
         "ranks", "threads_per_rank", "strategy", "process_grid", "global_size", "local_size", "ncomp",
@@ -55,13 +57,14 @@ for r in rows:
     assert abs(r["bound_fraction"] - r["line_bound_s"] / med) <= 1e-9 * r["bound_fraction"]
     assert r["field_memory"] == "heap", r["field_memory"]
     # Where it ran: every rank's host and CPUs, the launcher, the MPI settings
-    # (and not Open MPI's own wiring).
+    # (and not the launchers' own wiring).
     p = r["placement"]
     assert p["hosts"] == [r["host"]] * 2 and p["ranks_per_host"] == {r["host"]: 2}, p
     assert len(p["cpus"]) == 2 and all(c and set(c) <= set("0123456789,-") for c in p["cpus"]), p["cpus"]
-    assert p["launcher"] == "mpirun (Open MPI)" or "MPICH" in r["mpi_library"], p["launcher"]
-    assert "OMPI_MCA_btl_base_warn_component_unused" in p["mpi_env"] or "MPICH" in r["mpi_library"], p
-    assert not [k for k in p["mpi_env"] if k.startswith(("OMPI_MCA_orte_", "OMPI_MCA_ess"))], p["mpi_env"]
+    assert p["launcher"] == ("mpirun (Open MPI)" if family == "openmpi" else "mpiexec (Hydra)"), p["launcher"]
+    assert {"OMPI_MCA_btl_base_warn_component_unused", "MPIR_CVAR_COMM_SPLIT_USE_QSORT"} <= p["mpi_env"].keys(), p
+    wiring = ("OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_num_procs", "MPIR_CVAR_CH3_INTERFACE_HOSTNAME")
+    assert not [k for k in p["mpi_env"] if k.startswith(wiring)], p["mpi_env"]
 print(f"{len(rows)} records OK")
 PY
 

@@ -6,6 +6,10 @@
 CLUSTER=ctest
 lab() { "$python" -m haloex_lab "$@"; }
 fail() { echo "FAIL: $*"; exit 1; }
+if [[ ${HALOEX_TEST_MPI:-openmpi} != openmpi ]]; then
+  echo "SKIP: the emulated cluster launches through Open MPI's mpirun (its hostfile, remote-shell agent and MCA settings), not yet through $HALOEX_TEST_MPI's"
+  exit 77
+fi
 why=$("$python" -c 'from haloex_lab.cluster import cannot_make; print(cannot_make() or "")')
 [[ -z $why ]] || { echo "SKIP: $why"; exit 77; }
 lab cluster status --name $CLUSTER > /dev/null || fail "the emulated cluster '$CLUSTER' is not up (the cluster_up fixture failed)"

@@ -19,6 +19,9 @@ rm -rf "$dir" && mkdir -p "$dir"
 trap 'bash "$here/cluster.sh" stop "$dir/cluster"' EXIT
 export SLURM_CONF=$(bash "$here/cluster.sh" start "$dir/cluster")
 export OMP_NUM_THREADS=1
+# Slurm's PMI for the build's MPI: PMIx for Open MPI, PMI-2 for MPICH and Intel MPI.
+srun_mpi=pmix
+[[ ${HALOEX_TEST_MPI:-openmpi} == openmpi ]] || srun_mpi=pmi2
 cd "$dir"
 for launcher in srun sbatch; do
   cat > $launcher.toml <<TOML
@@ -26,7 +29,7 @@ for launcher in srun sbatch; do
 name = "slurm-$launcher"
 results = "$dir/$launcher/results.jsonl"
 launcher = "$launcher"
-srun = ["srun", "--mpi=pmix"]
+srun = ["srun", "--mpi=$srun_mpi"]
 timeout_s = 120
 [campaign.sbatch]
 time = "00:05:00"
@@ -48,15 +51,15 @@ TOML
     { cat $launcher.log; exit 1; }
   "$python" -m haloex_lab run $launcher.toml --haloex "$haloex" > $launcher.again 2>&1
   grep -q "3 already in .* 0 to run" $launcher.again || { cat $launcher.again; exit 1; }
-  "$python" - "$launcher" "$dir/$launcher/results.jsonl" <<'PY'
+  "$python" - "$launcher" "$dir/$launcher/results.jsonl" "$srun_mpi" <<'PY'
 import json, sys
-launcher, path = sys.argv[1], sys.argv[2]
+launcher, path, pmi = sys.argv[1], sys.argv[2], sys.argv[3]
 recs = [json.loads(line) for line in open(path)]
 got = sorted((r["benchmark"], r["ranks"]) for r in recs)
 assert got == [("halo", 1), ("halo", 2), ("pingpong", 2)], got
 for r in recs:
     p = r["placement"]
-    want = "srun --mpi=pmix" if launcher == "srun" else "sbatch + srun --mpi=pmix"
+    want = f"srun --mpi={pmi}" if launcher == "srun" else f"sbatch + srun --mpi={pmi}"
     assert p["launcher"] == want, p["launcher"]
     assert sum(p["ranks_per_host"].values()) == r["ranks"] and len(p["cpus"]) == r["ranks"], p
 print(f"{launcher}: {len(recs)} records, launcher and placement recorded")

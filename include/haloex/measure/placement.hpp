@@ -10,8 +10,11 @@
 
 namespace haloex {
 
-/// The environment variables that change how MPI behaves, by prefix.
-inline const std::vector<std::string> mpi_env_prefixes{"OMPI_MCA_", "MPICH_", "I_MPI_", "FI_", "UCX_"};
+/// The environment variables that change how MPI behaves, by prefix: Open
+/// MPI's (4 and 5), MPICH's (its CVARs too), Intel MPI's, libfabric's, UCX's,
+/// and a library preloaded into the ranks (the tests' yield shim for MPICH 4.0).
+inline const std::vector<std::string> mpi_env_prefixes{"OMPI_MCA_", "PRTE_MCA_", "MPICH_", "MPIR_CVAR_",
+                                                       "I_MPI_",    "FI_",       "UCX_",   "LD_PRELOAD"};
 
 /// The CPUs this process may run on (sched_getaffinity) as ranges, e.g.
 /// "0-3,8"; "" where the system does not say.
@@ -24,9 +27,10 @@ std::string affinity_text();
 std::string launcher_name();
 
 /// The variables of `environ` that start with one of mpi_env_prefixes,
-/// as a JSON object, without the ones Open MPI's launcher sets for its own
-/// wiring (OMPI_MCA_orte_*, OMPI_MCA_ess*, OMPI_MCA_pmix, ...), which differ
-/// from run to run and are not settings.
+/// as a JSON object, without the ones launchers set for their own wiring
+/// (Open MPI's OMPI_MCA_orte_*, OMPI_MCA_ess*, OMPI_MCA_pmix, ..., Hydra's
+/// MPIR_CVAR_CH3_INTERFACE_HOSTNAME), which differ from run to run and are
+/// not settings.
 nlohmann::json mpi_environment();
 
 /// Collective over comm: {"hosts": host of each rank, "ranks_per_host":

@@ -1,0 +1,49 @@
+/* LD_PRELOAD'ed into oversubscribed MPICH 4.0 ranks (ch4:ucx) by the tests:
+ * a rank waiting in MPICH 4.0's progress loop never gives its core away (the
+ * loop yields only to threads of its own process, and no setting of 4.0
+ * changes that), so with more ranks than cores each message waits for a
+ * scheduler tick. The loop calls UCX's ucp_worker_progress on every pass, the
+ * one call it makes into another library: this wraps it, and after a pass
+ * that found nothing it yields the core, and after IDLE_PASSES such passes in
+ * a row it sleeps (the shortest sleep the kernel gives, some tens of
+ * microseconds): a rank that only yields stays runnable and still takes its
+ * share of the core from the rank it waits for. docs/mpi.md says when to
+ * use it. (Built with _GNU_SOURCE, for RTLD_NEXT.) */
+#include <dlfcn.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum { IDLE_PASSES = 16 };
+
+typedef unsigned (*progress_fn)(void* worker);
+
+/* UCX's own function: the next definition in the global scope, or, where
+ * MPICH was opened with RTLD_LOCAL (Python's extension modules), the one in
+ * the libucp that opening MPICH loaded. */
+static progress_fn real_progress(void) {
+  progress_fn f = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
+  if (f == NULL) {
+    void* ucp = dlopen("libucp.so.0", RTLD_LAZY | RTLD_NOLOAD);
+    if (ucp != NULL) f = (progress_fn)dlsym(ucp, "ucp_worker_progress");
+  }
+  if (f == NULL) abort(); /* only UCX's users call this, so UCX is loaded */
+  return f;
+}
+
+unsigned ucp_worker_progress(void* worker) {
+  static progress_fn real = NULL;
+  static __thread unsigned idle = 0;
+  if (real == NULL) real = real_progress();
+  const unsigned events = real(worker);
+  if (events != 0) {
+    idle = 0;
+  } else if (++idle < IDLE_PASSES) {
+    sched_yield();
+  } else {
+    const struct timespec shortest = {0, 1000};
+    nanosleep(&shortest, NULL);
+  }
+  return events;
+}
