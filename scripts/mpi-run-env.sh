@@ -7,7 +7,9 @@ cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 mpiexec=$(cached MPIEXEC_EXECUTABLE)
 python=$(cached HALOEX_PYTHON)
 [[ -x $mpiexec && -x $python ]] || { echo "no launcher or Python recorded in $build/CMakeCache.txt: build it first" >&2; exit 2; }
-mkdir -p "$build/mpi-bin" && ln -sf "$mpiexec" "$build/mpi-bin/mpirun"
+# (a script, not a link: Hydra looks for its proxy beside the path it was called by)
+mkdir -p "$build/mpi-bin" && rm -f "$build/mpi-bin/mpirun"
+printf '#!/bin/sh\nexec %s "$@"\n' "$mpiexec" > "$build/mpi-bin/mpirun" && chmod +x "$build/mpi-bin/mpirun"
 PATH=$(cd "$build/mpi-bin" && pwd):$PATH
 # (Intel MPI's wheel has no libfabric: one node through its shared memory)
 "$mpiexec" --version 2>/dev/null | grep -q "Intel(R) MPI" && export I_MPI_FABRICS=shm
