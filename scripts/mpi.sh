@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mpi.sh setup|cmake|python NAME: the MPI library a build uses, by name
+# mpi.sh setup|cmake NAME: the MPI library a build uses, by name
 # (make ... MPI=NAME; docs/mpi.md).
 #   openmpi   Debian's Open MPI 4.1 (the default: mpicxx, mpirun on PATH)
 #   mpich     Debian's MPICH 4.0 (mpich, libmpich-dev, libhdf5-mpich-dev)
@@ -9,7 +9,7 @@
 #                                                 built against that MPI
 # setup installs what NAME needs (Debian packages as root; the wheels with
 # pip) and prepares its Python; cmake prints the CMake options that select
-# it; python prints the Python its tests use.
+# it (its Python among them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 action=${1:-}
@@ -86,8 +86,5 @@ case $action in
     if [[ $name == impi ]]; then echo "-DHALOEX_FORTRAN_MODULE=OFF"; fi
     echo "-DHALOEX_PYTHON=$venv/bin/python"
     ;;
-  python)
-    if [[ $name == openmpi ]]; then echo "$root/.venv/bin/python"; else echo "$venv/bin/python"; fi
-    ;;
-  *) die "usage: mpi.sh setup|cmake|python NAME" ;;
+  *) die "usage: mpi.sh setup|cmake NAME" ;;
 esac
