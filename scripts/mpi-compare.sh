@@ -3,9 +3,12 @@
 # sitting (make compare-mpis; docs/mpi.md). campaigns/mpis.toml (the demo's
 # cubic halo sweep, 2 ranks) under each MPI NAME built by `make build
 # MPI=NAME`, in the order given and then in reverse, into
-# OUT/NAME-pass1.jsonl and OUT/NAME-pass2.jsonl; then `haloex-lab report
-# OUT`, which gives each MPI a part with its recommendation table, and
-# `haloex-lab compare` of every MPI against the first (OUT/compare-*.txt).
+# OUT/pass1/NAME.jsonl and OUT/pass2/NAME.jsonl; then `haloex-lab report` of
+# each pass (OUT/passK/report.md), which gives each MPI a part with its
+# recommendation table, and `haloex-lab compare` of every MPI against the
+# first, per pass (OUT/passK/compare-*.txt). The passes are reported apart:
+# the report decides through samples of the same rounds, and two passes
+# pooled repeat every round's index.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 (($# >= 2)) || { echo "usage: mpi-compare.sh OUT NAME..." >&2; exit 2; }
@@ -20,7 +23,8 @@ done
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 run_one() {  # NAME PASS
-  local results=$out/$1-pass$2.jsonl
+  local results=$out/pass$2/$1.jsonl
+  mkdir -p "$out/pass$2"
   rm -f "$results"
   echo "== $1, pass $2 ($(date -u +%H:%M:%S))"
   (build=$(folder "$1") && . "$root/scripts/mpi-run-env.sh" &&
@@ -28,10 +32,11 @@ run_one() {  # NAME PASS
 }
 for n in "${names[@]}"; do run_one "$n" 1; done
 for ((i = ${#names[@]} - 1; i >= 0; i--)); do run_one "${names[i]}" 2; done
-"${lab[@]}" report "$out"
-# (each MPI's two passes pooled, in OUT/by-mpi/, for compare)
-mkdir -p "$out/by-mpi"
-for n in "${names[@]}"; do cat "$out/$n"-pass*.jsonl > "$out/by-mpi/$n.jsonl"; done
-for n in "${names[@]:1}"; do
-  "${lab[@]}" compare "$out/by-mpi/${names[0]}.jsonl" "$out/by-mpi/$n.jsonl" | tee "$out/compare-${names[0]}-$n.txt"
+for pass in 1 2; do
+  echo "== pass $pass"
+  "${lab[@]}" report "$out/pass$pass"
+  for n in "${names[@]:1}"; do
+    "${lab[@]}" compare "$out/pass$pass/${names[0]}.jsonl" "$out/pass$pass/$n.jsonl" |
+      tee "$out/pass$pass/compare-${names[0]}-$n.txt"
+  done
 done
