@@ -10,7 +10,7 @@ an HTML comment on the line before its fence (it renders as nothing):
     <!-- snippet: part-of docs/OTHER.md -->
 
 `run` runs it: shell blocks with bash -e from a scratch copy of the
-checkout's root (build/ and .venv/ the real ones; `mpirun`, `haloex` and a
+checkout's root (build/ and .venv/ the real ones; `mpirun`, `mpicc`, `haloex` and a
 stand-in for ParaView's window first on PATH); python under mpirun at np
 ranks (plain python without np); c, cpp and fortran built by `build` with
 find_package(haloex) against the build's install, then run under mpirun at
@@ -380,10 +380,11 @@ def shadow_root(root: Path, work: Path, build: Path, venv: Path) -> Path:
     return top
 
 
-def tools(work: Path, haloex: Path, mpiexec: list[str]) -> Path:
-    """mpirun and mpiexec (this build's launcher and its test flags), haloex,
-    and a stand-in for ParaView's window, which a test cannot open: it checks
-    that the files it is given exist."""
+def tools(work: Path, haloex: Path, mpiexec: list[str], mpicc: str) -> Path:
+    """mpirun and mpiexec (this build's launcher and its test flags), mpicc
+    (this build's MPI C compiler wrapper), haloex, and a stand-in for
+    ParaView's window, which a test cannot open: it checks that the files it
+    is given exist."""
     bin_dir = work / "bin"
     bin_dir.mkdir()
     launcher = "#!/bin/sh\nexec " + " ".join(shlex.quote(w) for w in mpiexec) + ' "$@"\n'
@@ -391,7 +392,9 @@ def tools(work: Path, haloex: Path, mpiexec: list[str]) -> Path:
         '#!/bin/sh\nfor f in "$@"; do\n'
         '  [ -e "$f" ] || { echo "paraview (stand-in): no file $f" >&2; exit 1; }\ndone\n'
     )
-    for name, text in (("mpirun", launcher), ("mpiexec", launcher), ("paraview", stand_in)):
+    compiler = f'#!/bin/sh\nexec {shlex.quote(mpicc)} "$@"\n'
+    made = {"mpirun": launcher, "mpiexec": launcher, "mpicc": compiler, "paraview": stand_in}
+    for name, text in made.items():
         (bin_dir / name).write_text(text)
         (bin_dir / name).chmod(0o755)
     (bin_dir / "haloex").symlink_to(haloex)
@@ -445,7 +448,7 @@ def run_doc(a: argparse.Namespace) -> int:
     work.mkdir(parents=True)
     venv = Path(os.path.abspath(a.python)).parent.parent  # not resolved: a venv's python is a link
     top = shadow_root(root, work, a.build.resolve(), venv)
-    bin_dir = tools(work, a.haloex.resolve(), [a.mpiexec, *a.mpiexec_flags])
+    bin_dir = tools(work, a.haloex.resolve(), [a.mpiexec, *a.mpiexec_flags], a.mpicc)
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     programs = a.programs.resolve() if a.programs else None
 
@@ -518,6 +521,7 @@ def main() -> int:
     )
     r.add_argument("--programs", type=Path, help="where 'build' built the programs")
     r.add_argument("--mpiexec", required=True)
+    r.add_argument("--mpicc", default="mpicc", help="the build's MPI C compiler wrapper")
     r.add_argument("--numproc-flag", default="-np")
     r.add_argument("--mpiexec-flags", default="", help="extra launcher flags, space-separated")
     r.add_argument("--features", default="", help="the build's options, comma-separated (hdf5)")
