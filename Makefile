@@ -34,6 +34,16 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j2 --timeout 1200
 
+# The MPI suites of the C++, C and Fortran code alone, at 1-4 ranks and at
+# 27 and 64 (all 26 neighbours distinct): halo matrix, threaded packing, LB
+# bit-identity, C API and its client, the Fortran module and its client
+# (where the build has it), I/O, client arrays, core, stencil, collectives,
+# large counts. docs/mpi.md's table gives each MPI's result.
+MPI_SUITES = ^(halo_matrix|halo_threaded|lb|capi|capi_client|fortran|fortran_client|io|client|core|stencil|coll|large_count)_np(1|2|3|4|27|64)$$
+.PHONY: test-mpi
+test-mpi: build
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j2 --timeout 1200 -R '$(MPI_SUITES)'
+
 clean:
 	rm -rf $(BUILD)
 

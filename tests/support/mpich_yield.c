@@ -1,4 +1,5 @@
-/* LD_PRELOAD'ed into oversubscribed MPICH 4.0 ranks (ch4:ucx) by the tests:
+/* LD_PRELOAD'ed into MPICH 4.0's ranks (ch4:ucx) by the tests, for when they
+ * outnumber the cores:
  * a rank waiting in MPICH 4.0's progress loop never gives its core away (the
  * loop yields only to threads of its own process, and no setting of 4.0
  * changes that), so with more ranks than cores each message waits for a
@@ -8,7 +9,8 @@
  * a row it sleeps (the shortest sleep the kernel gives, some tens of
  * microseconds): a rank that only yields stays runnable and still takes its
  * share of the core from the rank it waits for. docs/mpi.md says when to
- * use it. (Built with _GNU_SOURCE, for RTLD_NEXT.) */
+ * use it. (Built with _GNU_SOURCE, for RTLD_NEXT and
+ * sched_getaffinity.) */
 #include <dlfcn.h>
 #include <sched.h>
 #include <stddef.h>
@@ -32,12 +34,29 @@ static progress_fn real_progress(void) {
   return f;
 }
 
+/* Whether this node's ranks and their threads outnumber the cores a rank
+ * may run on. Hydra tells every rank how many share its node
+ * (MPI_LOCALNRANKS); where they do not outnumber the cores, waiting on a core
+ * of one's own is what MPICH means to do, and yielding there only adds a
+ * system call to every idle pass. Without that variable (another launcher)
+ * the library yields. Decided once, as the library is loaded. */
+static int yielding = 1;
+
+__attribute__((constructor)) static void decide(void) {
+  const char* ranks = getenv("MPI_LOCALNRANKS");
+  const char* threads = getenv("OMP_NUM_THREADS");
+  cpu_set_t cores;
+  if (ranks == NULL || sched_getaffinity(0, sizeof cores, &cores) != 0) return;
+  const long per_rank = threads != NULL && atoi(threads) > 1 ? atoi(threads) : 1;
+  yielding = atol(ranks) * per_rank > CPU_COUNT(&cores);
+}
+
 unsigned ucp_worker_progress(void* worker) {
   static progress_fn real = NULL;
   static __thread unsigned idle = 0;
   if (real == NULL) real = real_progress();
   const unsigned events = real(worker);
-  if (events != 0) {
+  if (!yielding || events != 0) {
     idle = 0;
   } else if (++idle < IDLE_PASSES) {
     sched_yield();
