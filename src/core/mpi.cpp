@@ -9,7 +9,13 @@
 
 namespace haloex {
 
-void set_mpi_environment() { setenv("OMPI_MCA_sharedfp", "^sm", /*overwrite=*/0); }
+void set_mpi_environment() {
+#ifdef OPEN_MPI
+  // (Open MPI's alone: under another MPI the variable would only be recorded
+  // as a setting of that MPI's runs.)
+  setenv("OMPI_MCA_sharedfp", "^sm", /*overwrite=*/0);
+#endif
+}
 
 std::string mpi_error_string(int rc) {
   char text[MPI_MAX_ERROR_STRING];

@@ -45,7 +45,8 @@ nlohmann::json mpi_environment() {
   // Open MPI's launcher passes its own wiring through OMPI_MCA_ variables
   // (URIs, job ids, session folders); they are not settings. (Open MPI 5's
   // launcher adds OMPI_MCA_PREFIXES and the two after it, MPICH's Hydra the
-  // host name, Intel MPI's Hydra a job id that differs per launch.)
+  // host name, Intel MPI's Hydra a job id that differs per launch and some
+  // 25 I_MPI_INFO_ variables describing the CPU, which the record has.)
   static const char* const wiring[] = {"OMPI_MCA_orte_",
                                        "OMPI_MCA_ess",
                                        "OMPI_MCA_pmix",
@@ -55,7 +56,8 @@ nlohmann::json mpi_environment() {
                                        "OMPI_MCA_num_procs",
                                        "OMPI_MCA_cpu_type",
                                        "MPIR_CVAR_CH3_INTERFACE_HOSTNAME",
-                                       "I_MPI_HYDRA_UUID"};
+                                       "I_MPI_HYDRA_UUID",
+                                       "I_MPI_INFO_"};
   nlohmann::json out = nlohmann::json::object();
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const std::string kv(*e);

@@ -63,8 +63,11 @@ for r in rows:
     assert len(p["cpus"]) == 2 and all(c and set(c) <= set("0123456789,-") for c in p["cpus"]), p["cpus"]
     assert p["launcher"] == ("mpirun (Open MPI)" if family == "openmpi" else "mpiexec (Hydra)"), p["launcher"]
     assert {"OMPI_MCA_btl_base_warn_component_unused", "MPIR_CVAR_COMM_SPLIT_USE_QSORT"} <= p["mpi_env"].keys(), p
-    wiring = ("OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_num_procs", "MPIR_CVAR_CH3_INTERFACE_HOSTNAME")
+    wiring = ("OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_num_procs", "MPIR_CVAR_CH3_INTERFACE_HOSTNAME",
+              "I_MPI_HYDRA_UUID", "I_MPI_INFO_")
     assert not [k for k in p["mpi_env"] if k.startswith(wiring)], p["mpi_env"]
+    # (haloex sets Open MPI's sharedfp for Open MPI alone: no other MPI's record carries it)
+    assert ("OMPI_MCA_sharedfp" in p["mpi_env"]) == (family == "openmpi"), p["mpi_env"]
 print(f"{len(rows)} records OK")
 PY
 

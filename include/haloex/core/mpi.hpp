@@ -113,7 +113,8 @@ class PersistentRequests {
 /// MPI_File_open or close leaves it behind taken, and the next run that opens
 /// a file of that name waits on it forever (seen after a checkpointing run
 /// was killed: the restart hung). haloex never uses shared file pointers, so
-/// `OMPI_MCA_sharedfp=^sm` costs nothing. haloex's programs call this;
+/// `OMPI_MCA_sharedfp=^sm` costs nothing (set where haloex is built against
+/// Open MPI only). haloex's programs call this;
 /// programs of their own that write haloex output should set it too.
 void set_mpi_environment();
 
