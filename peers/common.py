@@ -25,7 +25,8 @@ METADATA = (
 MPI_ENV_PREFIXES = ("OMPI_MCA_", "PRTE_MCA_", "MPICH_", "MPIR_CVAR_", "I_MPI_", "FI_", "UCX_", "LD_PRELOAD")
 MPI_ENV_WIRING = ("OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
                   "OMPI_MCA_shmem_RUNTIME_QUERY_hint", "OMPI_MCA_PREFIXES", "OMPI_MCA_num_procs",
-                  "OMPI_MCA_cpu_type", "MPIR_CVAR_CH3_INTERFACE_HOSTNAME", "I_MPI_HYDRA_UUID", "I_MPI_INFO_")  # fmt: skip
+                  "OMPI_MCA_cpu_type", "MPIR_CVAR_CH3_INTERFACE_HOSTNAME", "I_MPI_HYDRA_UUID",
+                  "I_MPI_INFO_")  # fmt: skip
 # Exit status of a driver whose halo check failed (never timed).
 WRONG_HALO = 3
 
