@@ -47,8 +47,8 @@ __attribute__((constructor)) static void decide(void) {
   const char* threads = getenv("OMP_NUM_THREADS");
   cpu_set_t cores;
   if (ranks == NULL || sched_getaffinity(0, sizeof cores, &cores) != 0) return;
-  const long per_rank = threads != NULL && atoi(threads) > 1 ? atoi(threads) : 1;
-  yielding = atol(ranks) * per_rank > CPU_COUNT(&cores);
+  const long per_rank = threads != NULL ? atol(threads) : 1;
+  yielding = atol(ranks) * (per_rank > 1 ? per_rank : 1) > CPU_COUNT(&cores);
 }
 
 unsigned ucp_worker_progress(void* worker) {
