@@ -17,7 +17,9 @@ done
 [[ $(id -u) == 0 ]] || { echo "SKIP: the test cluster's slurmd must run as root"; exit 77; }
 rm -rf "$dir" && mkdir -p "$dir"
 trap 'bash "$here/cluster.sh" stop "$dir/cluster"' EXIT
-export SLURM_CONF=$(bash "$here/cluster.sh" start "$dir/cluster")
+# Not `export X=$(...)`: export's own status would hide a cluster that failed to start.
+SLURM_CONF=$(bash "$here/cluster.sh" start "$dir/cluster") || exit 1
+export SLURM_CONF
 export OMP_NUM_THREADS=1
 # Slurm's PMI for the build's MPI: PMIx for Open MPI, PMI-2 for MPICH and Intel MPI.
 srun_mpi=pmix
@@ -49,7 +51,8 @@ args = ["-i", "10", "-r", "2", "-s", "direct"]
 TOML
   timeout 300 "$python" -m haloex_lab run $launcher.toml --haloex "$haloex" > $launcher.log 2>&1 ||
     { cat $launcher.log; exit 1; }
-  "$python" -m haloex_lab run $launcher.toml --haloex "$haloex" > $launcher.again 2>&1
+  timeout 120 "$python" -m haloex_lab run $launcher.toml --haloex "$haloex" > $launcher.again 2>&1 ||
+    { cat $launcher.again; exit 1; }
   grep -q "3 already in .* 0 to run" $launcher.again || { cat $launcher.again; exit 1; }
   "$python" - "$launcher" "$dir/$launcher/results.jsonl" "$srun_mpi" <<'PY'
 import json, sys
