@@ -150,9 +150,11 @@ compare-mpis:
 # PEERS_WORK (outside the tree), run side by side, interleaved, at 2 and 4
 # ranks; records and report.md in PEERS_OUT. OSU_SRC=<an OSU micro-benchmarks
 # source folder> adds osu_latency beside bench pingpong; LUDWIG_SRC=<a Ludwig
-# source folder (github.com/ludwig-cf/ludwig)> adds Ludwig beside haloex lb
-# (neither is in Debian or PyPI). PEERS_ROUNDS (default 7) rounds; PEERS_FLAGS
-# passes options to peers/run.py (e.g. --ranks 2).
+# source folder (github.com/ludwig-cf/ludwig)> adds Ludwig beside haloex lb;
+# RRZE_SRC=<an RRZE lbm-benchmark-kernels source folder (github.com/RRZE-HPC/
+# lbm-benchmark-kernels)> adds its kernels beside haloex bench lb, all it has
+# or RRZE_KERNELS=a,b,... (none of the three is in Debian or PyPI).
+# PEERS_ROUNDS (default 7) rounds; PEERS_FLAGS passes options to peers/run.py (e.g. --ranks 2).
 PEERS_WORK ?= /tmp/haloex-peers
 PEERS_OUT ?= results/peers
 PEERS_ROUNDS ?= 7

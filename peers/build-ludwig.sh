@@ -18,10 +18,8 @@ set -euo pipefail
 readonly CFLAGS="-O3 -march=native -DNSIMDVL=8 -DADDR_SOA -DNDEBUG"
 readonly JOBS=${JOBS:-2}
 
-die() {
-  echo "build-ludwig.sh: error: $2" >&2
-  exit "$1"
-}
+# shellcheck source=peers/build-common.sh
+source "$(dirname "$0")/build-common.sh"
 
 [[ $# -eq 2 ]] || die 2 "usage: peers/build-ludwig.sh SRC WORK"
 src=$1
@@ -38,17 +36,6 @@ work=$(cd "$2" && pwd)
 version=$(awk '/define LUDWIG_(MAJOR|MINOR|PATCH)_VERSION/ {v = v (v ? "." : "") $3} END {print v}' "$src/version.h")
 commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo "?")
 echo "==> Ludwig $version (commit $commit) from $src"
-
-# run LOG CMD...: CMD with its output in WORK/logs/LOG; on failure the log's tail.
-run() {
-  local log=$work/logs/$1
-  shift
-  echo "  \$ $*"
-  if ! "$@" >"$log" 2>&1; then
-    tail -n 30 "$log" >&2
-    die 1 "command failed: $* (full log: $log)"
-  fi
-}
 
 echo "==> copying to $work/ludwig"
 rm -rf "$work/ludwig"

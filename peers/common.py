@@ -69,9 +69,10 @@ class Outcome:
 
 def run(cmd: list[str], timeout: float, cwd: Path | None = None, env: dict | None = None) -> Outcome:
     """Runs cmd in its own process group with OpenMP quiet (env: more
-    variables), in cwd; on a timeout the whole group goes (mpirun and its
-    ranks), so no rank keeps spinning on the cores the next run is timed on."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_WAIT_POLICY="passive", **(env or {}))
+    variables, or others for these two), in cwd; on a timeout the whole group
+    goes (mpirun and its ranks), so no rank keeps spinning on the cores the
+    next run is timed on."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "passive", **(env or {})}
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
                           start_new_session=True) as p:  # fmt: skip
         try:
@@ -125,6 +126,14 @@ def metadata(rec: dict) -> dict:
     r = {k: rec[k] for k in METADATA if k in rec}
     r.setdefault("haloex_version", "?")  # (haloex failed in every round)
     return r
+
+
+def with_metadata(meta: dict, versions: dict, records: list[dict]) -> list[dict]:
+    """Every record of a peer's runs with haloex's account of where the runs
+    were (meta, a haloex record: so the report keeps them with haloex's
+    other records) and the versions."""
+    where = metadata(meta)
+    return [{**where, **r, "versions": dict(versions)} for r in records]
 
 
 def write_records(path: Path, records: list[dict]) -> None:

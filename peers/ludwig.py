@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import add_common_options, check_programs, cpu_model, metadata, run, write_records
+from common import add_common_options, check_programs, cpu_model, metadata, run, with_metadata, write_records
 
 RECORDS = "peers-ludwig.jsonl"
 INPUT_SUFFIX = {"ludwig": "input", "haloex": "toml"}  # (kept in raw/ beside each run's output)
@@ -241,10 +241,7 @@ class Runner:
         return r
 
     def with_metadata(self, records: list[dict]) -> list[dict]:
-        """Every record with haloex's account of where the runs were (so the
-        report keeps them with haloex's other records) and the versions."""
-        meta = metadata(self.meta)
-        return [{**meta, **r, "versions": dict(self.versions)} for r in records]
+        return with_metadata(self.meta, self.versions, records)
 
     def rounds(self, jobs: list[Job], rounds: int) -> list[dict]:
         """Every job once a round, the order rotated each round."""

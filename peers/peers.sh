@@ -8,8 +8,13 @@
 # names an OSU source folder (OSU is in neither Debian nor PyPI), Ludwig beside
 # `haloex lb` when LUDWIG_SRC names a Ludwig source folder (github.com/ludwig-cf/
 # ludwig; likewise in neither: built in WORK/ludwig by peers/build-ludwig.sh,
-# run by peers/ludwig.py), and writes OUT/peers.jsonl, OUT/pingpong.jsonl,
-# OUT/peers-ludwig.jsonl (with LUDWIG_SRC) and OUT/report.md.
+# run by peers/ludwig.py), RRZE-HPC's lbm-benchmark-kernels beside `haloex
+# bench lb` when RRZE_SRC names its source folder (github.com/RRZE-HPC/
+# lbm-benchmark-kernels; built in WORK/rrze by peers/build-rrze.sh, run by
+# peers/rrze.py; RRZE_KERNELS=a,b,... runs those of its kernels, all by
+# default), and writes OUT/peers.jsonl, OUT/pingpong.jsonl,
+# OUT/peers-ludwig.jsonl (with LUDWIG_SRC), OUT/peers-rrze.jsonl (with
+# RRZE_SRC) and OUT/report.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: peers.sh BUILD WORK OUT [run.py options]}" && pwd)
@@ -26,11 +31,15 @@ haloex=$build/haloex
 [[ -z ${LUDWIG_SRC:-} || (-f $LUDWIG_SRC/src/ludwig.c && -f $LUDWIG_SRC/version.h) ]] ||
   { echo "peers: LUDWIG_SRC=$LUDWIG_SRC is not a Ludwig source folder (no src/ludwig.c or version.h;" \
     "a checkout of github.com/ludwig-cf/ludwig)" >&2; exit 2; }
+[[ -z ${RRZE_SRC:-} || (-f $RRZE_SRC/src/Main.c && -f $RRZE_SRC/src/KernelFunctions.h) ]] ||
+  { echo "peers: RRZE_SRC=$RRZE_SRC is not an RRZE lbm-benchmark-kernels source folder (no src/Main.c or" \
+    "src/KernelFunctions.h; a checkout of github.com/RRZE-HPC/lbm-benchmark-kernels)" >&2; exit 2; }
 py=$root/.venv/bin/python
 [[ -x $py ]] || { echo "peers: no virtual environment at $root/.venv (make deps makes it)" >&2; exit 2; }
 
 # (an earlier run's records, never mixed in)
-rm -f "$out/peers.jsonl" "$out/peers-python.jsonl" "$out/pingpong.jsonl" "$out/peers-ludwig.jsonl"
+rm -f "$out/peers.jsonl" "$out/peers-python.jsonl" "$out/pingpong.jsonl" "$out/peers-ludwig.jsonl" \
+  "$out/peers-rrze.jsonl"
 
 echo "[peers] GHEX (PyPI source distribution) and its driver, in $work"
 bash "$root/peers/build-ghex.sh" "$work"
@@ -105,6 +114,19 @@ if [[ -n ${LUDWIG_SRC:-} ]]; then
       --ludwig-version "$(cat "$work/ludwig-version.txt")" -o "$out" || failed "Ludwig beside haloex lb"
   else
     failed "building Ludwig (logs in $work/logs)"
+  fi
+fi
+
+if [[ -n ${RRZE_SRC:-} ]]; then
+  # RRZE's kernels are in neither Debian nor PyPI: built from the source folder given, never inside it.
+  echo "[peers] RRZE lbm-benchmark-kernels from $RRZE_SRC, in $work/rrze"
+  if bash "$root/peers/build-rrze.sh" "$RRZE_SRC" "$work"; then
+    echo "[peers] RRZE's kernels beside haloex bench lb: 1 and 2 threads, box and channel, 128^3 and 64^3"
+    "$py" "$root/peers/rrze.py" --haloex "$haloex" --rrze "$work/bin/lbmbenchk" \
+      --rrze-version "$(cat "$work/rrze-version.txt")" ${RRZE_KERNELS:+--kernels "$RRZE_KERNELS"} -o "$out" \
+      -r "$rounds" || failed "RRZE beside haloex bench lb"
+  else
+    failed "building RRZE's kernels (logs in $work/logs)"
   fi
 fi
 

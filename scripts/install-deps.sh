@@ -15,6 +15,7 @@ declare -A why=(
   [nlohmann-json3-dev]="JSON result records"
   [libtomlplusplus-dev]="TOML case files of the LB solver (toml++)"
   [libgtest-dev]="C++ unit tests"
+  [libxsimd-dev]="explicit SIMD in the LB kernels (xsimd; without it the compiler vectorises them)"
   [libhdf5-openmpi-dev]="parallel HDF5 output that ParaView opens (optional for the library, used by the tests)"
   [procps]="pkill, with which the crash-safety test kills running jobs"
   [gfortran]="the Fortran module (use haloex) and its tests; without it CMake leaves the module out"
@@ -51,7 +52,7 @@ declare -A why=(
   [libmpich-dev]="MPICH's headers, libraries and compiler wrappers (make ... MPI=mpich)"
   [libhdf5-mpich-dev]="parallel HDF5 built for MPICH (make ... MPI=mpich)"
 )
-core=(cmake ninja-build g++ gfortran make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libhdf5-openmpi-dev procps python3 python3-venv
+core=(cmake ninja-build g++ gfortran make openmpi-bin libopenmpi-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libgtest-dev libxsimd-dev libhdf5-openmpi-dev procps python3 python3-venv
   paraview python3-paraview xvfb slurmctld slurmd slurm-client munge iproute2 util-linux libsimgrid-dev)
 tools=(clang libclang-rt-14-dev libomp-dev clang-format clang-tidy gcovr doxygen)
 peers=(petsc-dev libboost-dev libnuma-dev pkg-config curl python3-petsc4py python3-mpi4py)

@@ -11,11 +11,35 @@
 #include "haloex/bench/stream_bench.hpp"
 #include "haloex/core/error.hpp"
 #include "haloex/grid/decomposition.hpp"
+#include "haloex/measure/counters.hpp"
 #include "haloex/measure/sweep.hpp"
 #include "world.hpp"
 
 namespace haloex::test {
 namespace {
+
+// Where the machine exposes hardware counters, a loop of a known length
+// retires at least that many instructions (each iteration at least one)
+// and twice the loop at least as many again; where it does not, the counter
+// says why and gives no reading, never a zero.
+TEST(BenchCounters, InstructionsOfAKnownLoopOrAReason) {
+  InstructionCounter c(2);
+  const auto loop = [&](long n) {
+    c.start();
+    volatile long sink = 0;
+    for (long i = 0; i < n; ++i) sink = sink + i;
+    return c.stop();
+  };
+  const auto one = loop(1000000), two = loop(2000000);
+  if (!c.available()) {
+    EXPECT_FALSE(c.why_not().empty());
+    EXPECT_FALSE(one.has_value());
+    GTEST_SKIP() << c.why_not();
+  }
+  ASSERT_TRUE(one && two);
+  EXPECT_GE(*one, 1e6);
+  EXPECT_GT(*two, *one + 0.9e6);
+}
 
 TEST(BenchFormulas, HaloSitesOfBoxes) {
   // 2x3x4: faces 2(6 + 12 + 8) = 52, edges 4(2 + 3 + 4) = 36, corners 8.

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from .benchmarks import coll, io, lb, ludwig, peers, pingpong, stencil, stream
+from .benchmarks import coll, io, lb, ludwig, peers, pingpong, rrze, stencil, stream
 from .benchmarks.halo import section as halo
 from .machines import machine, machine_text
 from .results import load_results, write_atomically
 
 # The report's sections, in order: each benchmark's module (benchmarks/).
-SECTIONS = (halo, stencil, pingpong, lb, stream, coll, io, peers, ludwig)
+SECTIONS = (halo, stencil, pingpong, lb, stream, coll, io, peers, ludwig, rrze)
 
 
 def _metadata(records: list[dict]) -> str:

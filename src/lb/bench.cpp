@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "haloex/core/mpi.hpp"
@@ -19,6 +20,7 @@
 #include "haloex/halo/strategy.hpp"
 #include "haloex/lb/files.hpp"
 #include "haloex/lb/solver.hpp"
+#include "haloex/measure/counters.hpp"
 #include "haloex/measure/record.hpp"
 
 namespace haloex {
@@ -169,6 +171,19 @@ double outside_share(lb::Solver& s, MPI_Comm comm, long steps) {
   const double kernels = s.timers().seconds(lb::t_kernels);
   s.time_kernels(false);
   return max_over(comm, 1.0 - kernels / mine);
+}
+
+// Instructions per site update of one more sample of `steps` steps, summed
+// over ranks and threads; NaN where a rank's counters are not readable.
+double instructions_per_update(lb::Solver& s, MPI_Comm comm, long steps, InstructionCounter& counter) {
+  counter.start();
+  s.advance(steps);
+  const std::optional<double> mine = counter.stop();
+  double v[2] = {mine.value_or(0), mine ? 0.0 : 1.0};  // instructions, ranks without a count
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
+  double sites = static_cast<double>(s.fluid_sites());
+  if (v[1] > 0) return std::nan("");
+  return v[0] / (sites * static_cast<double>(steps));
 }
 
 // Delete the files one configuration's outputs wrote (rank 0), so that the
@@ -361,6 +376,7 @@ void add_results(const SizeCase& sc, int threads, const std::string& pinned, con
     x.fraction_q = x.summary.median / sres[1].roofline_mlups;
     x.halo_median_s = summarize(x.halo_s_per_step).median;
     x.outside_median = summarize(x.outside_samples).median;
+    x.kernel_fraction_q = x.fraction_q / (1 - x.outside_median);
     x.ratio_to_first = x.summary.median / res[0].summary.median;
     if (x.output_writes > 0) x.output_bytes /= static_cast<double>(x.output_writes);
     out.push_back(x);
@@ -398,6 +414,11 @@ void run_threads(MPI_Comm comm, const SizeCase& sc, int threads, const ThreadCho
   for (size_t k = 0; k < sc.configs.size(); ++k)
     for (int r = 0; r < outside_repeats; ++r)
       res[k].outside_samples.push_back(outside_share(*team.solvers[k], comm, opt.steps));
+  InstructionCounter counter(threads);
+  if (!counter.available() && rank == 0 && opt.progress)
+    log << "# note: instructions per update: n/a, " << counter.why_not() << "\n" << std::flush;
+  for (size_t k = 0; k < sc.configs.size(); ++k)
+    res[k].instructions_per_update = instructions_per_update(*team.solvers[k], comm, opt.steps, counter);
   add_results(sc, threads, pinned, team, rule.outcome(), sres, res, out);
   for (const lb::LbConfig& c : sc.configs)
     if (c.output_every > 0 && rank == 0) {
@@ -456,10 +477,10 @@ std::string lb_size_text(const std::array<long, 3>& s, int ndim) {
 
 std::string format_lb_table(const std::vector<LbBenchResult>& results) {
   std::string s;
-  char line[256];
-  std::snprintf(line, sizeof line, "%11s %7s  %-44s %10s %10s %9s %8s %8s %8s %12s %8s %9s\n", "L", "threads",
-                "config", "MLUPS", "mean", "std", "roofline", "fraction", "q-frac", "halo ms/step", "outside",
-                "ratio");
+  char line[288];
+  std::snprintf(line, sizeof line, "%11s %7s  %-44s %10s %10s %9s %8s %8s %8s %8s %9s %12s %8s %9s\n", "L",
+                "threads", "config", "MLUPS", "mean", "std", "roofline", "fraction", "q-frac", "kernel",
+                "instr/upd", "halo ms/step", "outside", "ratio");
   s += line;
   for (const LbBenchResult& r : results) {
     if (is_sweep(r.config)) {
@@ -472,11 +493,15 @@ std::string format_lb_table(const std::vector<LbBenchResult>& results) {
       s += line;
       continue;
     }
+    char instr[16] = "n/a";
+    if (!std::isnan(r.instructions_per_update))
+      std::snprintf(instr, sizeof instr, "%.1f", r.instructions_per_update);
     std::snprintf(line, sizeof line,
-                  "%11s %7d  %-44s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %12.3f %7.1f%% %9.3f\n",
+                  "%11s %7d  %-44s %10.2f %10.2f %9.2f %8.1f %8.3f %8.3f %8.3f %9s %12.3f %7.1f%% %9.3f\n",
                   lb_size_text(r.size, r.size[2] == 1 ? 2 : 3).c_str(), r.threads, r.config.c_str(),
                   r.summary.median, r.summary.mean, r.summary.stddev, r.roofline_mlups, r.fraction,
-                  r.fraction_q, r.halo_median_s * 1e3, r.outside_median * 100, r.ratio_to_first);
+                  r.fraction_q, r.kernel_fraction_q, instr, r.halo_median_s * 1e3, r.outside_median * 100,
+                  r.ratio_to_first);
     s += line;
   }
   return s;
@@ -515,6 +540,11 @@ void put_configuration(nlohmann::json& j, const LbBenchResult& r) {
   j["roofline_mlups"] = r.roofline_mlups;
   j["roofline_fraction"] = r.fraction;
   j["q_roofline_fraction"] = r.fraction_q;
+  j["kernel_q_roofline_fraction"] = r.kernel_fraction_q;
+  j["bytes_per_update"] = r.bytes_per_update;
+  // (null: no readable hardware counter on this machine)
+  j["instructions_per_update"] =
+      std::isnan(r.instructions_per_update) ? nlohmann::json() : nlohmann::json(r.instructions_per_update);
   j["halo_time_per_step_s_samples"] = r.halo_s_per_step;
   j["outside_kernels_fraction_samples"] = r.outside_samples;
   j["outside_kernels_fraction_median"] = r.outside_median;

@@ -171,7 +171,10 @@ void add_bench_lb(CLI::App& bench, Runner& run) {
       "Time LB steps (MLUPS) of each kernel/layout/strategy/overlap configuration on an L^3 lattice,\n"
       "interleaved with two in-place read-modify-write sweeps that measure the memory bandwidth in the\n"
       "same run: over one array (the roofline, bandwidth / (2 x q x 8 bytes) per update: 'fraction')\n"
-      "and over q arrays, a cache line of each in turn as an SoA kernel reads them ('q-frac').");
+      "and over q arrays, a cache line of each in turn as an SoA kernel reads them ('q-frac').\n"
+      "Each kernel's own roofline: 'kernel' is q-frac with the time outside the kernel calls taken\n"
+      "away (near 1: memory limits it; well below: its instructions do), 'instr/upd' the instructions\n"
+      "per site update from the hardware counters (n/a where the machine exposes none).");
   add_configuration_options(*cmd, *a);
   add_output_options(*cmd, *a);
   add_repetition_options(*cmd, a->steps, a->repeats, a->warmup,

@@ -5,6 +5,7 @@
 // round identically: that, and -ffp-contract=off for the kernels, is what
 // makes results bit-identical for any decomposition and thread count.
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "haloex/lb/velocity_set.hpp"
@@ -49,44 +50,50 @@ struct Stats {
 
 // Adds s * v to acc for a compile-time sign s, without multiplying by 0 or 1
 // (which the compiler may not drop under IEEE rules).
-template <int S>
-HALOEX_LB_INLINE void accumulate(double& acc, double v) {
+//
+// V, here and below, is double or a SIMD batch of doubles (simd.hpp), one
+// site per lane: the same operations in the same order on every lane, so a
+// vector body and the scalar path round identically.
+template <int S, class V>
+HALOEX_LB_INLINE void accumulate(V& acc, const V& v) {
   if constexpr (S > 0)
     acc += v;
   else if constexpr (S < 0)
     acc -= v;
 }
 
-template <int S0, int S1, int S2>
-HALOEX_LB_INLINE double dot(double x, double y, double z) {
-  double r = 0;
+template <int S0, int S1, int S2, class V>
+HALOEX_LB_INLINE V dot(const V& x, const V& y, const V& z) {
+  V r = 0.0;
   accumulate<S0>(r, x);
   accumulate<S1>(r, y);
   accumulate<S2>(r, z);
   return r;
 }
 
-/// The moments of one site that its relaxation needs.
+/// The moments of one site (or a batch of sites) that its relaxation needs.
+template <class V = double>
 struct Moments {
-  double rho, ux, uy, uz, u2, base, uf;
+  V rho, ux, uy, uz, u2, base, uf;
 };
 
 /// Density, velocity and the equilibrium's direction-independent part of a
 /// site whose pre-collision population i is f(i).
 template <class L, bool Forced, class F>
-HALOEX_LB_INLINE Moments moments(F f, const Collision& p) {
+HALOEX_LB_INLINE auto moments(F f, const Collision& p) {
+  using V = std::decay_t<decltype(f(std::integral_constant<int, 0>{}))>;
   constexpr int Q = L::q;
-  double rho = 0, jx = 0, jy = 0, jz = 0;
+  V rho = 0.0, jx = 0.0, jy = 0.0, jz = 0.0;
   static_for<Q>([&](auto I) __attribute__((always_inline)) {
     constexpr int i = I;
-    const double v = f(I);
+    const V v = f(I);
     rho += v;
     accumulate<L::c[i][0]>(jx, v);
     accumulate<L::c[i][1]>(jy, v);
     accumulate<L::c[i][2]>(jz, v);
   });
-  const double inv = 1.0 / rho;
-  Moments m;
+  const V inv = 1.0 / rho;
+  Moments<V> m;
   if constexpr (Forced) {
     m.ux = (jx + 0.5 * p.force[0]) * inv;
     m.uy = (jy + 0.5 * p.force[1]) * inv;
@@ -99,7 +106,7 @@ HALOEX_LB_INLINE Moments moments(F f, const Collision& p) {
   m.rho = rho;
   m.u2 = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
   m.base = rho * (1.0 - 1.5 * m.u2);
-  m.uf = 0;
+  m.uf = 0.0;
   if constexpr (Forced) m.uf = m.ux * p.force[0] + m.uy * p.force[1] + m.uz * p.force[2];
   return m;
 }
@@ -107,14 +114,14 @@ HALOEX_LB_INLINE Moments moments(F f, const Collision& p) {
 /// Relax a site with moments m: out(i, value) receives post-collision
 /// population i, computed from f(i) and f(opposite(i)) a pair at a time (TRT;
 /// BGK when omega_m == omega_p).
-template <class L, bool Forced, class F, class Out>
-HALOEX_LB_INLINE void relax(F f, Out out, const Moments& m, const Collision& p) {
+template <class L, bool Forced, class F, class Out, class V>
+HALOEX_LB_INLINE void relax(F f, Out out, const Moments<V>& m, const Collision& p) {
   constexpr int Q = L::q;
-  const double r45 = 4.5 * m.rho, r3 = 3.0 * m.rho;
+  const V r45 = 4.5 * m.rho, r3 = 3.0 * m.rho;
   {
     constexpr double w = L::w[0];
-    const double f0 = f(std::integral_constant<int, 0>{});
-    double o = f0 - p.omega_p * (f0 - w * m.base);
+    const V f0 = f(std::integral_constant<int, 0>{});
+    V o = f0 - p.omega_p * (f0 - w * m.base);
     if constexpr (Forced) o += p.keep_p * (w * (-3.0 * m.uf));
     out(std::integral_constant<int, 0>{}, o);
   }
@@ -123,16 +130,16 @@ HALOEX_LB_INLINE void relax(F f, Out out, const Moments& m, const Collision& p) 
     constexpr int j = L::opp[i];
     if constexpr (i != 0 && i < j) {
       constexpr double w = L::w[i];
-      const double fi = f(I), fj = f(std::integral_constant<int, j>{});
-      const double cu = dot<L::c[i][0], L::c[i][1], L::c[i][2]>(m.ux, m.uy, m.uz);
-      const double fp = 0.5 * (fi + fj), fm = 0.5 * (fi - fj);
-      const double dp = p.omega_p * (fp - w * (m.base + r45 * cu * cu));
-      const double dm = p.omega_m * (fm - w * (r3 * cu));
-      double oi = fi - dp - dm, oj = fj - dp + dm;
+      const V fi = f(I), fj = f(std::integral_constant<int, j>{});
+      const V cu = dot<L::c[i][0], L::c[i][1], L::c[i][2]>(m.ux, m.uy, m.uz);
+      const V fp = 0.5 * (fi + fj), fm = 0.5 * (fi - fj);
+      const V dp = p.omega_p * (fp - w * (m.base + r45 * cu * cu));
+      const V dm = p.omega_m * (fm - w * (r3 * cu));
+      V oi = fi - dp - dm, oj = fj - dp + dm;
       if constexpr (Forced) {
         const double cf = dot<L::c[i][0], L::c[i][1], L::c[i][2]>(p.force[0], p.force[1], p.force[2]);
-        const double sym = p.keep_p * (w * (9.0 * cu * cf - 3.0 * m.uf));
-        const double anti = p.keep_m * (w * (3.0 * cf));
+        const V sym = p.keep_p * (w * (9.0 * cu * cf - 3.0 * m.uf));
+        const V anti = p.keep_m * (w * (3.0 * cf));
         oi += sym + anti;
         oj += sym - anti;
       }
@@ -148,7 +155,7 @@ template <class L, bool Forced>
 HALOEX_LB_INLINE void collide(const double* f, double* out, const Collision& p, double& rho_out,
                               double& u2_out) {
   auto in = [&](auto I) __attribute__((always_inline)) { return f[I]; };
-  const Moments m = moments<L, Forced>(in, p);
+  const Moments<> m = moments<L, Forced>(in, p);
   relax<L, Forced>(
       in, [&](auto I, double v) __attribute__((always_inline)) { out[I] = v; }, m, p);
   rho_out = m.rho;

@@ -86,8 +86,16 @@ struct LbBenchResult {
   /// copies, sweep bookkeeping, monitor), on the rank where it is largest:
   /// from extra samples after the rounds, with the kernel calls clocked.
   std::vector<double> outside_samples;
-  double outside_median = 0;     ///< median of outside_samples
-  double bytes_per_update = 0;   ///< bytes one site update moves: 2 * q * 8
+  double outside_median = 0;    ///< median of outside_samples
+  double bytes_per_update = 0;  ///< bytes one site update moves: 2 * q * 8
+  /// The kernel's own roofline: its MLUPS with the time outside the kernel
+  /// calls taken away, against the q-array sweep's roofline (1: the kernel
+  /// runs at the memory bandwidth; well below: its instructions limit it).
+  double kernel_fraction_q = 0;
+  /// User-space instructions per site update over a whole step (all ranks
+  /// and threads), from an extra sample with hardware counters; NaN where
+  /// the machine has no readable counter (LbBenchResult's note says why).
+  double instructions_per_update = 0;
   double ratio_to_first = 0;     ///< median MLUPS / first configuration's
   long output_writes = 0;        ///< field outputs over all samples
   double output_bytes = 0;       ///< data bytes of one output (all quantities)

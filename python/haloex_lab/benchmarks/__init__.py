@@ -10,6 +10,7 @@ module a benchmark (the halo benchmark, the largest, one folder):
     io         bench io (the ARCHER2 paper's Table 1)
     peers      GHEX, PETSc and OSU beside haloex (peers/run.py, peers/pingpong.py)
     ludwig     Ludwig beside haloex lb (peers/ludwig.py)
+    rrze       RRZE's lbm-benchmark-kernels beside haloex bench lb (peers/rrze.py)
 
 The report (report.py) calls one function of each, in the order above:
 
