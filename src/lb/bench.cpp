@@ -174,14 +174,18 @@ double outside_share(lb::Solver& s, MPI_Comm comm, long steps) {
 }
 
 // Instructions per site update of one more sample of `steps` steps, summed
-// over ranks and threads; NaN where a rank's counters are not readable.
+// over ranks and threads; NaN where a rank's counters are not readable (no
+// sample then: the check is collective, so every rank skips it alike).
 double instructions_per_update(lb::Solver& s, MPI_Comm comm, long steps, InstructionCounter& counter) {
+  int readable = counter.available() ? 1 : 0;
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  if (!readable) return std::nan("");
   counter.start();
   s.advance(steps);
   const std::optional<double> mine = counter.stop();
   double v[2] = {mine.value_or(0), mine ? 0.0 : 1.0};  // instructions, ranks without a count
   mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
-  double sites = static_cast<double>(s.fluid_sites());
+  const double sites = static_cast<double>(s.fluid_sites());
   if (v[1] > 0) return std::nan("");
   return v[0] / (sites * static_cast<double>(steps));
 }

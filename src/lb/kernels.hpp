@@ -100,7 +100,7 @@ inline Moments<Batch> collide_tail(long s, long r, const Collision& p, Load load
 // The site loop of the SoA kernels with explicit SIMD (simd.hpp): a chunk
 // of sites in two passes, as run_sites below (the moments of every batch of
 // the chunk first, then the relaxation, reading the populations again from
-// L1), W sites at a time, a last partial batch through a buffer. One pass
+// L1), W sites at a time, a last partial batch masked (collide_tail). One pass
 // per batch (all q populations loaded, collided, stored) ran 5-30% slower
 // than the compiler's two-pass loop here, likely because a chunk reads each direction's
 // array in bursts of 8 cache lines, which the prefetchers follow better
