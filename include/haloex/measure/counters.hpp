@@ -15,6 +15,8 @@ namespace haloex {
 /// a parallel region of `threads` threads) and closed on destruction.
 class InstructionCounter {
  public:
+  /// Open one counter on each of `threads` OpenMP threads; a counter that
+  /// does not open leaves the object usable but unavailable().
   explicit InstructionCounter(int threads);
   ~InstructionCounter();
   InstructionCounter(const InstructionCounter&) = delete;
@@ -22,6 +24,8 @@ class InstructionCounter {
 
   /// Whether every thread's counter opened; if not, why_not() says why.
   bool available() const { return why_not_.empty(); }
+  /// Why the counters are not available (the first failing thread's
+  /// perf_event_open error), or empty when they are.
   const std::string& why_not() const { return why_not_; }
   /// Zero and start every thread's counter.
   void start();
