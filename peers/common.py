@@ -22,7 +22,8 @@ METADATA = (
 # The environment variables that change how MPI behaves, and the ones among
 # them that launchers set for their own wiring: as haloex's records have them
 # (include/haloex/measure/placement.hpp).
-MPI_ENV_PREFIXES = ("OMPI_MCA_", "PRTE_MCA_", "MPICH_", "MPIR_CVAR_", "I_MPI_", "FI_", "UCX_", "LD_PRELOAD")
+MPI_ENV_PREFIXES = ("OMPI_MCA_", "PRTE_MCA_", "MPICH_", "MPIR_CVAR_", "I_MPI_", "FI_", "UCX_", "LD_PRELOAD",
+                    "HALOEX_MPICH_YIELD")  # fmt: skip
 MPI_ENV_WIRING = ("OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
                   "OMPI_MCA_shmem_RUNTIME_QUERY_hint", "OMPI_MCA_PREFIXES", "OMPI_MCA_num_procs",
                   "OMPI_MCA_cpu_type", "MPIR_CVAR_CH3_INTERFACE_HOSTNAME", "I_MPI_HYDRA_UUID",

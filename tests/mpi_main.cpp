@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -32,8 +34,17 @@ int main(int argc, char** argv) {
   haloex::set_mpi_environment();
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   ::testing::InitGoogleTest(&argc, argv);
-  int rank = 0;
+  int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // A launcher that does not belong to the MPI built against starts every
+  // rank as a singleton, and each passes alone: a script that knows how many
+  // ranks it started says so here.
+  if (const char* want = std::getenv("HALOEX_TEST_RANKS"); want != nullptr && std::atoi(want) != size) {
+    std::fprintf(stderr, "mpi_main: HALOEX_TEST_RANKS=%s, but MPI_COMM_WORLD has %d ranks\n", want, size);
+    MPI_Finalize();
+    return 1;
+  }
   if (rank != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());

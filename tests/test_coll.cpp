@@ -99,8 +99,11 @@ TEST(Delay, BusyWaitLastsTheRequestedTime) {
       EXPECT_GE(reported, delta);
       seen.push_back(std::chrono::duration<double>(b - a).count());
     }
-    std::nth_element(seen.begin(), seen.begin() + 4, seen.end());
-    EXPECT_NEAR(seen[4], delta, 0.05 * delta) << "delay " << delta;
+    // The shortest of the nine: a wait the scheduler interrupted only lasts
+    // longer (the median failed at 10.6 ms for 10 under the sanitizers, with
+    // another test on the cores), and a wait that overshoots by itself
+    // overshoots every time.
+    EXPECT_NEAR(*std::min_element(seen.begin(), seen.end()), delta, 0.05 * delta) << "delay " << delta;
   }
 }
 

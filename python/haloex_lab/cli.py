@@ -213,7 +213,7 @@ nodes: each node is a network namespace with its own hostname (node1 ..
 nodeN) and address, linked to the others by a virtual Ethernet bridge; ranks
 on different nodes talk over TCP. Needs root.
 
-  haloex-lab cluster up --nodes N [--rate RATE] [--slurm auto|yes|no] [--name NAME]
+  haloex-lab cluster up --nodes N [--rate RATE] [--slurm auto|yes|no] [--mpirun PATH] [--name NAME]
   haloex-lab cluster status [--name NAME]
   haloex-lab cluster mpirun [--name NAME] [mpirun options] -- PROGRAM ARGS...
   haloex-lab cluster run [--name NAME] [--node K] -- COMMAND ARGS...
@@ -222,8 +222,12 @@ on different nodes talk over TCP. Needs root.
 up       makes the nodes (a tbf rate limit on each node's link with --rate,
          e.g. 1gbit) and, where Slurm is installed, starts munge, slurmctld on
          node1 and one slurmd per node.
-mpirun   runs mpirun on node1 across the nodes (hostfile: node1..nodeN, one
-         slot per core; give -np and --npernode as usual) with these settings:
+         --mpirun names the launcher of the MPI your program was built with
+         (default: mpirun on PATH): Open MPI's mpirun, or MPICH's or Intel
+         MPI's Hydra mpiexec.
+mpirun   runs the launcher on node1 across the nodes (hostfile: node1..nodeN,
+         one slot per core; give -np and --npernode as usual). Open MPI's
+         mpirun gets these settings:
            --mca mpi_yield_when_idle 1   waiting ranks yield the core: on a
               machine with few cores, busy-polling ranks starve the kernel's
               processing of the virtual links (8 bytes took 4.0 ms without it,
@@ -234,8 +238,14 @@ mpirun   runs mpirun on node1 across the nodes (hostfile: node1..nodeN, one
            --mca plm_rsh_agent: a script that enters a node's namespaces
               instead of ssh
            --oversubscribe --bind-to none (--allow-run-as-root as root)
+         Hydra's mpiexec gets -f (the hostfile), -launcher rsh with the agent,
+         -iface eth0, --npernode as -ppn, and in the environment UCX_TLS=tcp,self
+         and UCX_NET_DEVICES=eth0 (between nodes TCP over the links only) and
+         settings that make waiting ranks give the core away
+         (HALOEX_MPICH_YIELD=always for MPICH 4.0's yield library,
+         MPIR_CVAR_CH4_PROGRESS_THROTTLE=1, I_MPI_WAIT_MODE=1).
 run      runs a command on one node (default node1, the "login node") with the
-         same settings in the environment (OMPI_MCA_...) and SLURM_CONF, e.g.
+         same settings in the environment (OMPI_MCA_... or Hydra's) and SLURM_CONF, e.g.
          haloex-lab cluster run -- srun -N 2 --mpi=pmix build/haloex bench pingpong
          haloex-lab cluster run -- .venv/bin/haloex-lab run campaign.toml
 down     stops every process on the nodes and the Slurm daemons and removes
@@ -257,6 +267,10 @@ def _cluster_parser(sub) -> None:
     up.add_argument("--rate", help="tbf rate limit of each node's link, e.g. 1gbit (default: none)")
     up.add_argument("--slurm", default="auto", choices=("auto", "yes", "no"),
                     help="start a Slurm on the nodes (auto: when installed)")  # fmt: skip
+    up.add_argument("--mpirun", default="mpirun",
+                    help="the launcher cluster mpirun starts: Open MPI's mpirun or a Hydra mpiexec "
+                         "(MPICH, Intel MPI), the one of the MPI your program was built with "
+                         "(default: %(default)s on PATH)")  # fmt: skip
     for name in ("status", "down", "mpirun", "run"):
         s = csub.add_parser(
             name,
@@ -313,7 +327,7 @@ def _cluster_command(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     cl = Cluster(args.name)
     if what == "up":
-        st = cl.up(args.nodes, args.rate, args.slurm)
+        st = cl.up(args.nodes, args.rate, args.slurm, args.mpirun)
         print(cl.status())
         if not st.slurm:
             print(

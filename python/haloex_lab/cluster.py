@@ -11,9 +11,10 @@ get a private mount namespace in which the cluster's hosts file is
 system: the same kernel, memory, cores and files.
 
 Ranks on one node talk through shared memory; ranks on different nodes only
-through TCP over the virtual links. Open MPI is started inside node1 and
-reaches the other nodes through a small agent (instead of ssh) that enters
-their namespaces. With Slurm installed, `up` also starts munge, slurmctld on
+through TCP over the virtual links. The launcher (Open MPI's mpirun, or
+MPICH's or Intel MPI's Hydra mpiexec) is started inside node1 and reaches
+the other nodes through a small agent (instead of ssh) that enters their
+namespaces. With Slurm installed, `up` also starts munge, slurmctld on
 node1 and one slurmd per node, so srun -N 2 and sbatch -N 2 cross hosts too.
 
 What the cluster makes is named after it (namespaces hx-NAME-node1 ..,
@@ -54,6 +55,24 @@ MPI_SETTINGS = {
     "oob_tcp_if_include": f"{SUBNET}.0/24",
 }
 
+# The same for Hydra's jobs (MPICH, Intel MPI), as environment variables.
+HYDRA_SETTINGS = {
+    # Between nodes UCX's TCP over the cluster's links only: its shared-memory
+    # transports would otherwise reach the other namespaces (one machine),
+    # and nothing would cross the network. MPICH's own shared memory still
+    # serves the ranks of a node.
+    "UCX_TLS": "tcp,self",
+    "UCX_NET_DEVICES": "eth0",
+    # MPICH 4.0's ranks spin (docs/mpi.md); its yield library counts a
+    # node's ranks against the cores, which the emulated nodes share.
+    "HALOEX_MPICH_YIELD": "always",
+    # MPICH 4.1 and later: waiting ranks give the core away.
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
+    # Intel MPI: waiting ranks sleep in the kernel instead of polling.
+    "I_MPI_WAIT_MODE": "1",
+}
+LAUNCHERS = ("openmpi", "hydra")  # the launchers cluster mpirun drives
+
 
 class ClusterError(Exception):
     """The cluster cannot be made, used or found as asked."""
@@ -68,6 +87,8 @@ class State:
     rate: str | None
     slurm: bool
     slots: int  # ranks a node takes before mpirun oversubscribes
+    mpirun: str = "mpirun"  # the launcher cluster mpirun starts (up --mpirun)
+    launcher: str = "openmpi"  # which kind it is (LAUNCHERS)
 
 
 def _run(args: list[str], check: bool = True, **kw) -> subprocess.CompletedProcess:
@@ -90,6 +111,34 @@ def cannot_make() -> str | None:
         return f"network namespaces cannot be made here: {made.stderr.strip()}"
     _run(["ip", "netns", "del", probe], check=False)
     return None
+
+
+def launcher_kind(mpirun: str) -> str:
+    """Which launcher `mpirun` is (LAUNCHERS), from what its --version says."""
+    if not shutil.which(mpirun):
+        raise ClusterError(f"--mpirun {mpirun!r}: no such program")
+    try:
+        out = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ClusterError(f"--mpirun {mpirun!r}: '{mpirun} --version' failed ({e})") from None
+    text = out.stdout + out.stderr
+    if "Open MPI" in text or "OpenRTE" in text:
+        return "openmpi"
+    if "HYDRA" in text:
+        return "hydra"
+    first = text.strip().split("\n")[0] if text.strip() else "nothing"
+    raise ClusterError(
+        f"--mpirun {mpirun!r}: neither Open MPI's mpirun nor a Hydra mpiexec (MPICH, Intel MPI); "
+        f"its --version says {first!r}"
+    )
+
+
+def hydra_options(args: list[str]) -> list[str]:
+    """mpirun's options as Hydra spells them: --npernode P is -ppn P."""
+    out = []
+    for a in args:
+        out.append("-ppn" if a in ("--npernode", "-npernode") else a)
+    return out
 
 
 def rate_bytes(rate: str) -> float:
@@ -165,18 +214,24 @@ class Cluster:
 
     def environment(self) -> dict[str, str]:
         """What a job started on the cluster needs in its environment: the
-        MPI settings (as OMPI_MCA_ variables, which srun passes on) and
-        Slurm's configuration when it runs."""
-        env = {f"OMPI_MCA_{k}": v for k, v in MPI_SETTINGS.items()}
+        MPI settings (Open MPI's as OMPI_MCA_ variables, which srun passes
+        on; Hydra's launcher's as they are) and Slurm's configuration when it
+        runs."""
+        if self.state().launcher == "hydra":
+            env = dict(HYDRA_SETTINGS)
+        else:
+            env = {f"OMPI_MCA_{k}": v for k, v in MPI_SETTINGS.items()}
         if self.slurm_conf.exists():
             env["SLURM_CONF"] = str(self.slurm_conf)
         return env
 
     # ---- up ----
-    def up(self, nodes: int, rate: str | None = None, slurm: str = "auto", log=print) -> State:
+    def up(self, nodes: int, rate: str | None = None, slurm: str = "auto", mpirun: str = "mpirun",
+           log=print) -> State:  # fmt: skip
         why = cannot_make()
         if why:
             raise ClusterError(why)
+        launcher = launcher_kind(mpirun)
         if not 1 <= nodes <= MAX_NODES:
             raise ClusterError(f"--nodes {nodes}: give 1 to {MAX_NODES} nodes")
         if rate is not None:
@@ -194,7 +249,8 @@ class Cluster:
             log(f"removing what an earlier cluster {self.name!r} left behind")
             self.down(log=lambda *_: None)
         self.dir.mkdir(parents=True)
-        state = State(self.name, nodes, rate, slurm != "no" and have_slurm, os.cpu_count() or 1)
+        state = State(self.name, nodes, rate, slurm != "no" and have_slurm, os.cpu_count() or 1,
+                      str(Path(shutil.which(mpirun) or mpirun).absolute()), launcher)  # fmt: skip
         try:
             self._network(nodes, rate)
             self._files(nodes)
@@ -248,15 +304,15 @@ class Cluster:
     def _files(self, nodes: int) -> None:
         lines = ["127.0.0.1 localhost", *(f"{self.address(k)} node{k}" for k in range(1, nodes + 1))]
         self.hosts.write_text("\n".join(lines) + "\n")
-        (self.dir / "hostfile").write_text(
-            "".join(f"node{k} slots={os.cpu_count() or 1}\n" for k in range(1, nodes + 1))
-        )
-        # Open MPI's "ssh": HOST COMMAND... runs COMMAND on that node.
+        slots = os.cpu_count() or 1
+        (self.dir / "hostfile").write_text("".join(f"node{k} slots={slots}\n" for k in range(1, nodes + 1)))
+        (self.dir / "hostfile.hydra").write_text("".join(f"node{k}:{slots}\n" for k in range(1, nodes + 1)))
+        # The launcher's "ssh": HOST COMMAND... runs COMMAND on that node.
         cases = [f"  node{k}|{self.address(k)}) exec {shlex.join(self.enter(k, ['sh', '-c']))} \"$*\" ;;"
                  for k in range(1, nodes + 1)]  # fmt: skip
         self.agent.write_text("\n".join([
             "#!/bin/sh",
-            "# Written by haloex-lab cluster up: Open MPI's remote shell on the emulated cluster.",
+            "# Written by haloex-lab cluster up: the launcher's remote shell on the emulated cluster.",
             'host=$1; shift',
             'case "$host" in',
             *cases,
@@ -357,7 +413,7 @@ PartitionName=cluster Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscr
     def status(self) -> str:
         st = self.state()
         lines = [f"cluster {st.name}: {st.nodes} nodes, link rate {st.rate or 'unlimited'}, "
-                 f"{st.slots} slots per node"]  # fmt: skip
+                 f"{st.slots} slots per node, launcher {st.mpirun} ({st.launcher})"]  # fmt: skip
         present = set(self._leftovers())
         for k in range(1, st.nodes + 1):
             ok = "up" if self.netns(k) in present else "MISSING"
@@ -370,13 +426,21 @@ PartitionName=cluster Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscr
         return "\n".join(lines)
 
     def mpirun_words(self, args: list[str]) -> list[str]:
-        """mpirun on node1 with the cluster's hosts, agent and MPI settings,
-        then the caller's options and program."""
-        self.state()
+        """The cluster's launcher on node1 with its hosts, agent and MPI
+        settings, then the caller's options (mpirun's: -np N, --npernode P)
+        and program."""
+        st = self.state()
+        if st.launcher == "hydra":
+            # (Hydra passes the environment on to the ranks: HYDRA_SETTINGS
+            # come from environment(); -iface: its own wiring on eth0 too.)
+            return self.enter(1, [
+                st.mpirun, "-f", str(self.dir / "hostfile.hydra"), "-launcher", "rsh",
+                "-launcher-exec", str(self.agent), "-iface", "eth0", *hydra_options(args),
+            ])  # fmt: skip
         mca = [w for k, v in MPI_SETTINGS.items() for w in ("--mca", k, v)]
         root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
         return self.enter(1, [
-            "mpirun", *root, "--oversubscribe", "--bind-to", "none",
+            st.mpirun, *root, "--oversubscribe", "--bind-to", "none",
             "--hostfile", str(self.dir / "hostfile"), "--mca", "plm_rsh_agent", str(self.agent),
             *mca, *args,
         ])  # fmt: skip

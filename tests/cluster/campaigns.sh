@@ -11,6 +11,8 @@ python=$1 haloex=$2 dir=$3
 . "$(dirname "$0")/common.sh"
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 export OMP_NUM_THREADS=1
+pmi=pmix
+[[ ${HALOEX_TEST_MPI:-openmpi} == openmpi ]] || pmi=pmi2  # (as tests/slurm/run.sh: Hydra's MPIs speak PMI-2)
 launchers=(cluster)
 if lab cluster status --name $CLUSTER | grep -q "slurm: .*idle"; then
   launchers+=(srun sbatch)
@@ -24,7 +26,7 @@ name = "cluster-$launcher"
 results = "$dir/$launcher/results.jsonl"
 launcher = "$launcher"
 cluster = "$CLUSTER"
-srun = ["srun", "--mpi=pmix"]
+srun = ["srun", "--mpi=$pmi"]
 timeout_s = 300
 [campaign.sbatch]
 time = "00:05:00"

@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum { IDLE_PASSES = 16 };
@@ -39,10 +40,17 @@ static progress_fn real_progress(void) {
  * (MPI_LOCALNRANKS); where they do not outnumber the cores, waiting on a core
  * of one's own is what MPICH means to do, and yielding there only adds a
  * system call to every idle pass. Without that variable (another launcher)
- * the library yields. Decided once, as the library is loaded. */
+ * the library yields. HALOEX_MPICH_YIELD=always or never decides instead
+ * (the emulated cluster's nodes share one machine's cores, which a node's
+ * rank count does not show). Decided once, as the library is loaded. */
 static int yielding = 1;
 
 __attribute__((constructor)) static void decide(void) {
+  const char* told = getenv("HALOEX_MPICH_YIELD");
+  if (told != NULL && (strcmp(told, "always") == 0 || strcmp(told, "never") == 0)) {
+    yielding = strcmp(told, "always") == 0;
+    return;
+  }
   const char* ranks = getenv("MPI_LOCALNRANKS");
   const char* threads = getenv("OMP_NUM_THREADS");
   cpu_set_t cores;

@@ -12,9 +12,11 @@ namespace haloex {
 
 /// The environment variables that change how MPI behaves, by prefix: Open
 /// MPI's (4 and 5), MPICH's (its CVARs too), Intel MPI's, libfabric's, UCX's,
-/// and a library preloaded into the ranks (the tests' yield shim for MPICH 4.0).
-inline const std::vector<std::string> mpi_env_prefixes{"OMPI_MCA_", "PRTE_MCA_", "MPICH_", "MPIR_CVAR_",
-                                                       "I_MPI_",    "FI_",       "UCX_",   "LD_PRELOAD"};
+/// and a library preloaded into the ranks (the tests' yield shim for MPICH 4.0,
+/// and its setting).
+inline const std::vector<std::string> mpi_env_prefixes{"OMPI_MCA_",  "PRTE_MCA_",  "MPICH_",
+                                                       "MPIR_CVAR_", "I_MPI_",     "FI_",
+                                                       "UCX_",       "LD_PRELOAD", "HALOEX_MPICH_YIELD"};
 
 /// The CPUs this process may run on (sched_getaffinity) as ranges, e.g.
 /// "0-3,8"; "" where the system does not say.
