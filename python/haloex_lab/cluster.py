@@ -71,7 +71,6 @@ HYDRA_SETTINGS = {
     # Intel MPI: waiting ranks sleep in the kernel instead of polling.
     "I_MPI_WAIT_MODE": "1",
 }
-LAUNCHERS = ("openmpi", "hydra")  # the launchers cluster mpirun drives
 
 
 class ClusterError(Exception):
@@ -88,7 +87,7 @@ class State:
     slurm: bool
     slots: int  # ranks a node takes before mpirun oversubscribes
     mpirun: str = "mpirun"  # the launcher cluster mpirun starts (up --mpirun)
-    launcher: str = "openmpi"  # which kind it is (LAUNCHERS)
+    launcher: str = "openmpi"  # which kind it is: "openmpi" or "hydra"
 
 
 def _run(args: list[str], check: bool = True, **kw) -> subprocess.CompletedProcess:
@@ -114,7 +113,7 @@ def cannot_make() -> str | None:
 
 
 def launcher_kind(mpirun: str) -> str:
-    """Which launcher `mpirun` is (LAUNCHERS), from what its --version says."""
+    """Which launcher `mpirun` is, "openmpi" or "hydra", from what its --version says."""
     if not shutil.which(mpirun):
         raise ClusterError(f"--mpirun {mpirun!r}: no such program")
     try:
@@ -135,10 +134,7 @@ def launcher_kind(mpirun: str) -> str:
 
 def hydra_options(args: list[str]) -> list[str]:
     """mpirun's options as Hydra spells them: --npernode P is -ppn P."""
-    out = []
-    for a in args:
-        out.append("-ppn" if a in ("--npernode", "-npernode") else a)
-    return out
+    return ["-ppn" if a in ("--npernode", "-npernode") else a for a in args]
 
 
 def rate_bytes(rate: str) -> float:
