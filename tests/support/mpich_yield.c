@@ -1,6 +1,8 @@
-/* LD_PRELOAD'ed into MPICH 4.0's ranks (ch4:ucx) by the tests, for when they
- * outnumber the cores:
- * a rank waiting in MPICH 4.0's progress loop never gives its core away (the
+/* LD_PRELOAD'ed into MPICH 4.0's ranks (ch4:ucx) by the tests, for two of
+ * its faults.
+ *
+ * Ranks that outnumber the cores: a rank waiting in MPICH 4.0's progress
+ * loop never gives its core away (the
  * loop yields only to threads of its own process, and no setting of 4.0
  * changes that), so with more ranks than cores each message waits for a
  * scheduler tick. The loop calls UCX's ucp_worker_progress on every pass, the
@@ -9,29 +11,44 @@
  * a row it sleeps (the shortest sleep the kernel gives, some tens of
  * microseconds): a rank that only yields stays runnable and still takes its
  * share of the core from the rank it waits for. docs/mpi.md says when to
- * use it. (Built with _GNU_SOURCE, for RTLD_NEXT and
- * sched_getaffinity.) */
+ * use it.
+ *
+ * A hang in MPI_Finalize between nodes: 4.0's UCX finalize disconnects every
+ * endpoint, waits for its own disconnects, then enters a PMI barrier that
+ * reads the launcher's socket without progressing UCX, so a rank whose
+ * disconnect needs an answer from a rank already in the barrier waits for
+ * ever (MPICH's pull request 6596 removed that barrier, in 4.2). Between its
+ * first disconnect and the destruction of its UCX worker, a thread's reads
+ * (only the barrier's) wait here, progressing the worker, until the socket
+ * has something to read. docs/cluster.md tells the story.
+ *
+ * (Built with _GNU_SOURCE, for RTLD_NEXT and sched_getaffinity.) */
 #include <dlfcn.h>
+#include <poll.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { IDLE_PASSES = 16 };
 
 typedef unsigned (*progress_fn)(void* worker);
+typedef void* (*disconnect_fn)(void* endpoint);
+typedef void (*destroy_fn)(void* worker);
+typedef ssize_t (*read_fn)(int fd, void* buffer, size_t bytes);
 
-/* UCX's own function: the next definition in the global scope, or, where
+/* UCX's own function NAME: the next definition in the global scope, or, where
  * MPICH was opened with RTLD_LOCAL (Python's extension modules), the one in
  * the libucp that opening MPICH loaded. */
-static progress_fn real_progress(void) {
-  progress_fn f = (progress_fn)dlsym(RTLD_NEXT, "ucp_worker_progress");
+static void* ucx_function(const char* name) {
+  void* f = dlsym(RTLD_NEXT, name);
   if (f == NULL) {
     void* ucp = dlopen("libucp.so.0", RTLD_LAZY | RTLD_NOLOAD);
-    if (ucp != NULL) f = (progress_fn)dlsym(ucp, "ucp_worker_progress");
+    if (ucp != NULL) f = dlsym(ucp, name);
   }
-  if (f == NULL) abort(); /* only UCX's users call this, so UCX is loaded */
+  if (f == NULL) abort(); /* only UCX's users call these, so UCX is loaded */
   return f;
 }
 
@@ -59,10 +76,17 @@ __attribute__((constructor)) static void decide(void) {
   yielding = atol(ranks) * (per_rank > 1 ? per_rank : 1) > CPU_COUNT(&cores);
 }
 
+/* The finalize's state, per thread: the worker this thread progressed last
+ * (MPICH 4.0 makes one unless told to make more), and whether the thread
+ * has begun to disconnect. */
+static __thread void* progressed_worker = NULL;
+static __thread int disconnecting = 0;
+
 unsigned ucp_worker_progress(void* worker) {
   static progress_fn real = NULL;
   static __thread unsigned idle = 0;
-  if (real == NULL) real = real_progress();
+  if (real == NULL) real = (progress_fn)ucx_function("ucp_worker_progress");
+  progressed_worker = worker;
   const unsigned events = real(worker);
   if (!yielding || events != 0) {
     idle = 0;
@@ -73,4 +97,39 @@ unsigned ucp_worker_progress(void* worker) {
     nanosleep(&shortest, NULL);
   }
   return events;
+}
+
+/* UCX's ucp_disconnect_nb, deprecated but what MPICH 4.0 calls: marks the
+ * thread as finalizing. */
+void* ucp_disconnect_nb(void* endpoint) {
+  static disconnect_fn real = NULL;
+  if (real == NULL) real = (disconnect_fn)ucx_function("ucp_disconnect_nb");
+  disconnecting = 1;
+  return real(endpoint);
+}
+
+void ucp_worker_destroy(void* worker) {
+  static destroy_fn real = NULL;
+  if (real == NULL) real = (destroy_fn)ucx_function("ucp_worker_destroy");
+  disconnecting = 0;
+  progressed_worker = NULL;
+  real(worker);
+}
+
+/* libc's read, for the PMI barrier's: while the thread is between its
+ * disconnects and its worker's end, a read that would block progresses the
+ * worker instead until the descriptor is readable (or reports an error,
+ * which the real read then returns). Reads UCX makes while progressing go
+ * straight through. */
+ssize_t read(int fd, void* buffer, size_t bytes) {
+  static read_fn real = NULL;
+  static __thread int waiting = 0;
+  if (real == NULL) real = (read_fn)dlsym(RTLD_NEXT, "read");
+  if (disconnecting && progressed_worker != NULL && !waiting) {
+    waiting = 1;
+    struct pollfd ready = {fd, POLLIN, 0};
+    while (poll(&ready, 1, 0) == 0) ucp_worker_progress(progressed_worker);
+    waiting = 0;
+  }
+  return real(fd, buffer, bytes);
 }
