@@ -2,10 +2,9 @@
  * its faults.
  *
  * Ranks that outnumber the cores: a rank waiting in MPICH 4.0's progress
- * loop never gives its core away (the
- * loop yields only to threads of its own process, and no setting of 4.0
- * changes that), so with more ranks than cores each message waits for a
- * scheduler tick. The loop calls UCX's ucp_worker_progress on every pass, the
+ * loop never gives its core away (the loop yields only to threads of its
+ * own process, and no setting of 4.0 changes that), so with more ranks than
+ * cores each message waits for a scheduler tick. The loop calls UCX's ucp_worker_progress on every pass, the
  * one call it makes into another library: this wraps it, and after a pass
  * that found nothing it yields the core, and after IDLE_PASSES such passes in
  * a row it sleeps (the shortest sleep the kernel gives, some tens of
@@ -108,6 +107,7 @@ void* ucp_disconnect_nb(void* endpoint) {
   return real(endpoint);
 }
 
+/* UCX's ucp_worker_destroy: the finalize is past its barrier. */
 void ucp_worker_destroy(void* worker) {
   static destroy_fn real = NULL;
   if (real == NULL) real = (destroy_fn)ucx_function("ucp_worker_destroy");
